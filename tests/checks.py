@@ -1,0 +1,174 @@
+"""Checks shared by the graded suites: comparisons whose failures read as hints, and fixtures' data.
+
+Every assertion the suites make goes through here, so the student's ``pytest`` run, the self-checks
+and the grader judge with the same definitions and the same words.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+
+def fail(message: str) -> None:
+    """Fail with just the message: the student reads a hint, not a traceback into the suite."""
+    pytest.fail(message, pytrace=False)
+
+
+def describe_mismatch(got: torch.Tensor, want: torch.Tensor) -> str:
+    diff = (got.double() - want.double()).abs()
+    flat = int(diff.argmax())
+    index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), diff.shape)) if diff.dim() else ()
+    bad = int((~torch.isclose(got.double(), want.double(), rtol=0, atol=0)).sum())
+    return (
+        f"max |difference| {diff.max().item():.3g} at index {index}: got {got.reshape(-1)[flat].item():.6g},"
+        f" expected {want.reshape(-1)[flat].item():.6g} ({bad} of {want.numel()} elements differ)"
+    )
+
+
+def is_close(got: torch.Tensor, want: torch.Tensor, rtol: float, atol: float) -> bool:
+    if got.shape != want.shape:
+        return False
+    return bool(torch.allclose(got.double(), want.double(), rtol=rtol, atol=atol, equal_nan=False))
+
+
+def expect_shape(got: Sequence[int], want: Sequence[int], what: str, hint: str = "") -> None:
+    if tuple(got) != tuple(want):
+        fail(f"{what}: shape {tuple(got)}, expected {tuple(want)}. {hint}".rstrip())
+
+
+def expect_close(
+    got: torch.Tensor,
+    want: torch.Tensor,
+    what: str,
+    hint: str = "",
+    rtol: float = 1e-9,
+    atol: float = 1e-10,
+) -> None:
+    """float64 comparison tight enough that tanh-approximate GELU fails for exact GELU."""
+    expect_shape(got.shape, want.shape, what)
+    if got.dtype != want.dtype:
+        fail(f"{what}: dtype {got.dtype}, expected {want.dtype}. {hint}".rstrip())
+    if not is_close(got, want, rtol, atol):
+        fail(f"{what} differs from the reference: {describe_mismatch(got, want)}. {hint}".rstrip())
+
+
+# --------------------------------------------------------------------------------- the blocks
+
+@dataclass(frozen=True)
+class Block:
+    name: str
+    exercise: str
+    init_todo: str
+    forward_todo: str
+    layers: dict[str, tuple[str, str]]  # layer -> (in, out) as "hidden" / "intermediate"
+    count_formula: str
+    count: Callable[[int, int], int]
+
+    def layer_shapes(self, hidden: int, intermediate: int) -> dict[str, list[int]]:
+        size = {"hidden": hidden, "intermediate": intermediate}
+        shapes = {}
+        for layer, (d_in, d_out) in self.layers.items():
+            shapes[f"{layer}.weight"] = [size[d_out], size[d_in]]  # nn.Linear stores (out, in)
+            shapes[f"{layer}.bias"] = [size[d_out]]
+        return shapes
+
+
+BLOCKS = {
+    "MLP": Block(
+        "MLP", "mlp_block", "TODO 1", "TODO 2",
+        {"Wi": ("hidden", "intermediate"), "Wo": ("intermediate", "hidden")},
+        "2*hidden*intermediate + intermediate + hidden",
+        lambda h, i: 2 * h * i + i + h,
+    ),
+    "GLU": Block(
+        "GLU", "mlp_block", "TODO 3", "TODO 4",
+        {"Wv": ("hidden", "intermediate"), "Wg": ("hidden", "intermediate"),
+         "Wo": ("intermediate", "hidden")},
+        "3*hidden*intermediate + 2*intermediate + hidden",
+        lambda h, i: 3 * h * i + 2 * i + h,
+    ),
+}
+
+
+def random_weights(block: Block, hidden: int, intermediate: int, gen: torch.Generator,
+                   dtype: torch.dtype = torch.float64) -> dict[str, torch.Tensor]:
+    """Weights the test picks (not the student's init), so outputs are comparable to the reference.
+
+    Scaled so pre-activations spread over about [-3, 3], where GELU, its tanh approximation,
+    ReLU and SiLU all differ, and biases are large enough that a missing one shows.
+    """
+    weights = {}
+    for name, shape in block.layer_shapes(hidden, intermediate).items():
+        fan_in = shape[-1] if name.endswith("weight") else 1
+        scale = 1.5 / math.sqrt(fan_in) if name.endswith("weight") else 0.5
+        weights[name] = torch.randn(shape, generator=gen, dtype=dtype) * scale
+    return weights
+
+
+# ---------------------------------------------------------------- what a wrong output looks like
+
+def _linear(w: dict, layer: str, x: torch.Tensor) -> torch.Tensor:
+    return F.linear(x, w[f"{layer}.weight"], w[f"{layer}.bias"])
+
+
+def known_mistakes(block: Block, w: dict, x: torch.Tensor, act: Callable, activation: str | None
+                   ) -> list[tuple[str, torch.Tensor]]:
+    """Outputs of the mistakes students make, each with the hint that fixes it."""
+    gelu, gelu_tanh = F.gelu, lambda t: F.gelu(t, approximate="tanh")
+    requested = "GELU" if activation in (None, "gelu") else activation
+    mistakes: list[tuple[str, Callable]] = []
+    if block.name == "MLP":
+        def mlp(a):
+            return lambda: _linear(w, "Wo", a(_linear(w, "Wi", x)))
+        mistakes += [
+            ("the output matches Wo(Wi(x)) with no activation: apply act() between Wi and Wo", mlp(lambda t: t)),
+            ("the activation is applied after Wo as well; it belongs only between Wi and Wo",
+             lambda: act(_linear(w, "Wo", act(_linear(w, "Wi", x))))),
+        ]
+        forms = {"exact GELU": mlp(gelu), "tanh-approximate GELU": mlp(gelu_tanh), "ReLU": mlp(F.relu),
+                 "SiLU": mlp(F.silu)}
+        residual = lambda: x + _linear(w, "Wo", act(_linear(w, "Wi", x)))
+    else:
+        def glu(a_gate, a_value):
+            return lambda: _linear(w, "Wo", a_gate(_linear(w, "Wg", x)) * a_value(_linear(w, "Wv", x)))
+        ident = lambda t: t
+        mistakes += [
+            ("the activation is on the value path Wv; it belongs on the gate path only: Wo(act(Wg(x)) * Wv(x))",
+             glu(ident, act)),
+            ("the activation is on both paths; only the gate Wg gets it: Wo(act(Wg(x)) * Wv(x))", glu(act, act)),
+            ("there is no activation: the gate path needs act(Wg(x))", glu(ident, ident)),
+            ("the gate uses sigmoid; use the module that activation_fn() returns", glu(torch.sigmoid, ident)),
+        ]
+        forms = {"exact GELU": glu(gelu, ident), "tanh-approximate GELU": glu(gelu_tanh, ident),
+                 "ReLU": glu(F.relu, ident), "SiLU": glu(F.silu, ident)}
+        residual = lambda: x + _linear(w, "Wo", act(_linear(w, "Wg", x)) * _linear(w, "Wv", x))
+    names = {"gelu": "exact GELU", "gelu_tanh": "tanh-approximate GELU", "relu": "ReLU", "silu": "SiLU"}
+    wanted = names.get(activation or "gelu")
+    for form, fn in forms.items():
+        if form == wanted:
+            continue
+        if activation is None:
+            hint = (f"with no activation_fn given the output uses {form}: the default must be nn.GELU "
+                    "(exact, not approximate='tanh')")
+        else:
+            hint = (f"the output uses {form} although activation_fn={requested} was passed: build the "
+                    "activation by calling activation_fn(), don't hard-code one")
+        mistakes.append((hint, fn))
+    mistakes.append(("the output includes the input x: the residual connection belongs outside the block",
+                     residual))
+    return [(hint, fn()) for hint, fn in mistakes]
+
+
+def diagnose(block: Block, w: dict, x: torch.Tensor, got: torch.Tensor, act: Callable,
+             activation: str | None) -> str:
+    for hint, candidate in known_mistakes(block, w, x, act, activation):
+        if is_close(got, candidate, 1e-9, 1e-10):
+            return hint
+    return (f"check {block.name}.forward ({block.forward_todo}) against the formula in its docstring"
+            " layer by layer")

@@ -1,0 +1,66 @@
+"""Fixtures and rules shared by the graded suites.
+
+* ``target``: the code under test, chosen by the seam (``tests/seam.py``); ``reference``: the
+  instructor's code, always in this process.
+* ``gen``: a torch.Generator seeded from ``--seed`` and the test's id, so every test draws the same
+  data on every run, and the grader can draw fresh data with another seed.
+* Every graded test must carry one task marker and ``points(n)`` with n > 0: a test worth nothing,
+  or points a grader cannot find, is a collection error rather than a silent gap.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import pytest
+import torch
+
+from tests.seam import LocalBackend, Target, make_backend, target_name
+
+TASKS = ("mlp", "glu", "swiglu")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("exercise")
+    group.addoption("--target", default=None,
+                    help="code to grade: exercises (default), reference, a folder, or sandbox:FOLDER "
+                         "(also EXERCISE_TARGET)")
+    group.addoption("--seed", type=int, default=0, help="base seed for the tests' data (default 0)")
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"grading: {target_name(config)}  (switch with --target reference or EXERCISE_TARGET)"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    problems = []
+    for item in items:
+        tasks = [m.name for m in item.iter_markers() if m.name in TASKS]
+        points = item.get_closest_marker("points")
+        if len(tasks) != 1:
+            problems.append(f"{item.nodeid}: needs exactly one task marker of {TASKS}, has {tasks}")
+        if points is None or not points.args or not isinstance(points.args[0], int) or points.args[0] <= 0:
+            problems.append(f"{item.nodeid}: needs @pytest.mark.points(n) with n > 0")
+    if problems:
+        raise pytest.UsageError("graded tests without task or points:\n" + "\n".join(problems))
+
+
+@pytest.fixture(scope="session")
+def target(pytestconfig: pytest.Config) -> Target:
+    return Target(make_backend(target_name(pytestconfig)))
+
+
+@pytest.fixture(scope="session")
+def reference() -> Target:
+    return Target(LocalBackend("reference"))
+
+
+@pytest.fixture(scope="session")
+def device() -> str:
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+@pytest.fixture
+def gen(request: pytest.FixtureRequest) -> torch.Generator:
+    seed = request.config.getoption("seed") * 1_000_003 + zlib.crc32(request.node.nodeid.encode())
+    return torch.Generator().manual_seed(seed % 2**63)

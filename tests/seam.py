@@ -1,0 +1,118 @@
+"""The one seam between the graded suites and the code under test.
+
+Which code the suites grade is decided here and nowhere else:
+
+* ``exercises`` (default): the student's files in ``exercises/``;
+* ``reference``: the instructor's files in ``solution/hidden/`` (the maintainer's check);
+* a folder path: that folder's exercise files (the self-checks' wrong implementations, a submission);
+* ``sandbox:PATH``: that folder's files, run by the grader in a sandboxed child process.
+
+Pick one with ``pytest --target reference`` or ``EXERCISE_TARGET=reference``. Tests never import
+code under test themselves: they ask a ``Target`` to run a probe (``grader/probes.py``) and get
+evidence back. The reference used for comparison always runs in this process.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from grader import probes
+
+REPO = Path(__file__).resolve().parents[1]
+TARGET_ENV = "EXERCISE_TARGET"
+DEFAULT_TARGET = "exercises"
+SANDBOX_PREFIX = "sandbox:"
+
+
+def exercise_file(target: str, exercise: str) -> Path:
+    """Where ``exercise`` (e.g. ``mlp_block``) lives for a target name or folder."""
+    if target == "exercises":
+        return REPO / "exercises" / f"{exercise}.py"
+    if target == "reference":
+        return REPO / "solution" / "hidden" / f"reference_{exercise}.py"
+    folder = Path(target)
+    if (folder / "exercises").is_dir():  # a whole checkout rather than a folder of exercise files
+        folder = folder / "exercises"
+    return folder / f"{exercise}.py"
+
+
+def display_path(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(REPO))
+    except ValueError:
+        return str(path)
+
+
+class LocalBackend:
+    """Runs probes in this process on the files of one target."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self._modules: dict[str, ModuleType | BaseException] = {}
+
+    def describe(self, exercise: str) -> str:
+        return display_path(exercise_file(self.target, exercise))
+
+    def _module(self, exercise: str) -> ModuleType | BaseException:
+        if exercise not in self._modules:
+            path = exercise_file(self.target, exercise)
+            # The reference and the student's file share a module name on purpose: a file that
+            # imports its sibling (or pickles a class) sees the same name either way.
+            name = f"_target_{'reference' if self.target == 'reference' else 'exercise'}_{exercise}"
+            try:
+                if not path.is_file():
+                    raise FileNotFoundError(f"no file {display_path(path)}")
+                self._modules[exercise] = probes.load_module(str(path), name)
+            except Exception as exc:  # SyntaxError, ImportError, ...: every test reports it
+                self._modules[exercise] = exc
+        return self._modules[exercise]
+
+    def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
+        return probes.call(self._module(exercise), self.describe(exercise), probe_name, **kwargs)
+
+
+def make_backend(target: str):
+    if target.startswith(SANDBOX_PREFIX):
+        from grader.sandbox import SandboxBackend  # only the grader's own process gets here
+
+        return SandboxBackend(target[len(SANDBOX_PREFIX):])
+    return LocalBackend(target)
+
+
+def format_error(error: dict) -> str:
+    """One line a stuck student can act on."""
+    if error.get("not_implemented"):
+        return f"not implemented yet: {error['message'] or error['stage']}"
+    if error["stage"].startswith("import "):
+        where = f" ({error['where']})" if error.get("where") else ""
+        return f"could not {error['stage']}: {error['type']}: {error['message']}{where}"
+    where = f" at {error['where']}" if error.get("where") else ""
+    return f"{error['stage']} raised {error['type']}: {error['message']}{where}"
+
+
+class Target:
+    """What a test talks to: probes on the code under test, failures as one-line messages."""
+
+    def __init__(self, backend) -> None:
+        self.backend = backend
+
+    def where(self, exercise: str) -> str:
+        return self.backend.describe(exercise)
+
+    def evidence(self, exercise: str, probe_name: str, **kwargs) -> dict:
+        """The raw evidence, errors included (for tests that expect an error)."""
+        return self.backend.call(exercise, probe_name, **kwargs)
+
+    def probe(self, exercise: str, probe_name: str, **kwargs) -> dict:
+        evidence = self.evidence(exercise, probe_name, **kwargs)
+        if "error" in evidence:
+            pytest.fail(format_error(evidence["error"]), pytrace=False)
+        return evidence
+
+
+def target_name(config: pytest.Config) -> str:
+    return config.getoption("target") or os.environ.get(TARGET_ENV) or DEFAULT_TARGET
