@@ -1,0 +1,31 @@
+"""Correct: the straightforward answer, written as a student would."""
+
+import torch
+from torch import nn
+
+EXPECT_FAILURES = {}
+
+
+class MLP(nn.Module):
+    def __init__(self, hidden_dim, intermediate_dim, activation_fn=nn.GELU, dropout=0.0):
+        super().__init__()
+        self.Wi = nn.Linear(hidden_dim, intermediate_dim)
+        self.Wo = nn.Linear(intermediate_dim, hidden_dim)
+        self.activation = activation_fn()
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        return self.dropout(self.Wo(self.activation(self.Wi(x))))
+
+
+class GLU(nn.Module):
+    def __init__(self, hidden_dim, intermediate_dim, activation_fn=nn.GELU, dropout=0.0):
+        super().__init__()
+        self.Wv = nn.Linear(hidden_dim, intermediate_dim)
+        self.Wg = nn.Linear(hidden_dim, intermediate_dim)
+        self.Wo = nn.Linear(intermediate_dim, hidden_dim)
+        self.activation = activation_fn()
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        return self.dropout(self.Wo(self.activation(self.Wg(x)) * self.Wv(x)))
