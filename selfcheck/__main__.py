@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 STEPS = [
     ("graded suites on the reference", ["tests", "--target", "reference"]),
     ("self-checks", ["selfcheck"]),
-    ("notebooks (nbval, strict)", ["-p", "nbval", "--nbval", "notebooks"]),
+    ("notebooks (nbval, strict)", ["-p", "nbval", "--nbval", "--nbval-current-env", "notebooks"]),
 ]
 
 
