@@ -70,12 +70,14 @@ def _student_frame(exc: BaseException) -> str:
         path = os.path.abspath(frame.filename)
         if path == here or f"{os.sep}torch{os.sep}" in path or f"{os.sep}triton{os.sep}" in path:
             continue
-        where = f"{os.path.relpath(path) if not path.startswith('..') else path}:{frame.lineno} in {frame.name}"
+        shown = os.path.relpath(path)
+        where = f"{path if shown.startswith('..') else shown}:{frame.lineno} in {frame.name}"
     return where
 
 
 def describe_exception(stage: str, exc: BaseException) -> dict:
-    message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    # One line: multi-line messages (load_state_dict lists every mismatch) are folded, then cut.
+    message = " ".join(str(exc).split())
     return {
         "stage": stage,
         "type": type(exc).__name__,
@@ -97,10 +99,19 @@ def load_module(path: str, name: str) -> ModuleType:
     except BaseException:
         sys.modules.pop(name, None)
         raise
+    guard_triton_launches(module)  # in the fused SwiGLU section below
     return module
 
 
+# Set by grader/child.py when the probes run in a child process: told the name of each stage as it
+# starts, so a crash that kills the process (segfault, exit) is still reported against the method
+# that was running. In-process (plain pytest) it stays None.
+STAGE_LISTENER: Callable[[str], None] | None = None
+
+
 def _stage(stage: str, fn: Callable, *args, **kwargs):
+    if STAGE_LISTENER is not None:
+        STAGE_LISTENER(stage)
     try:
         return fn(*args, **kwargs)
     except Exception as exc:  # anything the code under test raises is evidence, not a crash
@@ -196,3 +207,584 @@ def call(module_or_error: ModuleType | BaseException, stage_name: str, probe_nam
         return PROBES[probe_name](module_or_error, **kwargs)
     except CodeUnderTestError as exc:
         return {"error": exc.evidence}
+
+
+# ==================================================================================================
+# The fused SwiGLU exercise (exercises/triton_swiglu.py): probes that watch Triton kernels run
+# ==================================================================================================
+#
+# What these add to the MLP probes:
+# * every Triton launch made while the code under test runs is recorded (kernel name, defining
+#   module, the tensors it was given), so the tests can insist that the exercise's own kernels do the
+#   work, and that the tensors handed back are ones a kernel wrote;
+# * under Triton's interpreter every tl.load and tl.store is checked, before it happens, against the
+#   memory of the tensors its launch was given: a forgotten mask becomes evidence naming the kernel,
+#   the line and the likely cause, instead of a write past a heap block that kills the process later;
+# * inputs are built here from contiguous data and a layout name (a view does not survive the trip
+#   to a child process), inside NaN guard regions whose change is reported; fresh allocations are
+#   NaN-filled while the code under test runs, so an element no program wrote cannot pass by luck.
+
+SWIGLU_LAYOUTS = ("contiguous", "chunk", "transposed", "strided", "expanded")
+GUARD = 1024  # NaN elements before and after every input the probes build
+
+
+def use_triton_interpreter_without_gpu() -> None:
+    """Without a GPU Triton can only run kernels in its interpreter, which must be switched on before
+    triton is imported (its library functions are compiled at import). Called when this module loads,
+    so neither the student nor the suite has to set anything."""
+    if "TRITON_INTERPRET" in os.environ or "triton" in sys.modules:
+        return  # set by the caller, or too late: swiglu probes then say what went wrong
+    if not torch.cuda.is_available():
+        os.environ["TRITON_INTERPRET"] = "1"
+
+
+use_triton_interpreter_without_gpu()
+
+
+def triton_interpreting() -> bool:
+    import triton
+
+    return bool(triton.knobs.runtime.interpret)
+
+
+class OutOfBoundsAccess(RuntimeError):
+    """A kernel tried to load or store outside every tensor its launch was given."""
+
+
+def _extent(t: torch.Tensor) -> tuple[int, int]:
+    """[first byte, one past the last byte] that the elements of ``t`` occupy."""
+    start = t.data_ptr()
+    if t.numel() == 0:
+        return start, start
+    span = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride())) + 1
+    return start, start + span * t.element_size()
+
+
+class _CheckedMemory:
+    """Stands in for the interpreter's native load/store: checks the addresses, then delegates."""
+
+    def __init__(self, native, guard: "_TritonGuard") -> None:
+        self._native = native
+        self._guard = guard
+
+    def __getattr__(self, name: str):
+        return getattr(self._native, name)
+
+    def load(self, ptrs, mask, other, dtype):
+        import numpy as np
+
+        self._guard.check("load", ptrs, mask, np.dtype(dtype).itemsize)
+        return self._native.load(ptrs, mask, other, dtype)
+
+    def store(self, ptrs, value, mask):
+        self._guard.check("store", ptrs, mask, value.dtype.itemsize)
+        return self._native.store(ptrs, value, mask)
+
+
+class _TritonGuard:
+    """Installed once per process as soon as code under test has imported triton, and left in place:
+    every launch is shown to the active ``TritonWatch``es, and under the interpreter every load and
+    store of every kernel is checked, whichever probe runs it (``run_block`` too)."""
+
+    def __init__(self) -> None:
+        self.watches: list[TritonWatch] = []
+        self.running: tuple[str, list[tuple[str, int, int, str]]] | None = None  # kernel, tensor extents
+
+    def install(self) -> None:
+        import triton.runtime.jit as jit
+
+        jit.JITFunction.run = self._watched(jit.JITFunction.run)
+        try:
+            from triton.runtime import interpreter
+        except ImportError:  # a triton without the interpreter: nothing to check addresses with
+            return
+        interpreter.InterpretedFunction.run = self._watched(interpreter.InterpretedFunction.run)
+        interpreter._interpreter = _CheckedMemory(interpreter._interpreter, self)
+
+    def _watched(self, run: Callable) -> Callable:
+        guard = self
+
+        def watched_run(kernel, *args, grid, warmup, **kwargs):
+            if warmup:
+                return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
+            fn = getattr(kernel, "fn", None)
+            named = list(zip(getattr(kernel, "arg_names", []), args)) + list(kwargs.items())
+            tensors = [pair for arg, value in named for pair in _tensors_in(arg, value)]
+            name = getattr(fn, "__name__", type(kernel).__name__)
+            for watch in guard.watches:
+                watch.launched(name, getattr(fn, "__module__", "?"), tensors)
+            outer = guard.running
+            guard.running = (name, [(arg, *_extent(t), _layout_note(t)) for arg, t in tensors])
+            try:
+                return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
+            finally:
+                guard.running = outer
+
+        return watched_run
+
+    def check(self, access: str, ptrs, mask, itemsize: int) -> None:
+        import numpy as np
+
+        if self.running is None:
+            return
+        kernel, extents = self.running
+        addresses = np.asarray(ptrs).astype(np.int64)
+        if mask is not None:
+            addresses = addresses[np.broadcast_to(np.asarray(mask, dtype=bool), addresses.shape)]
+        if addresses.size == 0:
+            return
+        inside = np.zeros(addresses.shape, dtype=bool)
+        for _, lo, hi, _ in extents:
+            inside |= (addresses >= lo) & (addresses + itemsize <= hi)
+        if inside.all():
+            return
+        message = _describe_access(kernel, access, addresses[~inside], extents, itemsize)
+        for watch in self.watches:
+            watch.violation = watch.violation or message
+        # Raised before the access happens: nothing is read or written out of bounds.
+        raise OutOfBoundsAccess(message)
+
+
+def _tensors_in(arg: str, value: object) -> list[tuple[str, torch.Tensor]]:
+    """The tensors a kernel argument hands over: itself, a tuple's items, a descriptor's base."""
+    if isinstance(value, torch.Tensor):
+        return [(arg, value)]
+    if isinstance(value, (tuple, list)):
+        return [pair for i, item in enumerate(value) for pair in _tensors_in(f"{arg}[{i}]", item)]
+    base = getattr(value, "base", None)
+    return [(arg, base)] if isinstance(base, torch.Tensor) else []
+
+
+def _describe_access(kernel: str, access: str, outside, extents, itemsize: int) -> str:
+    from triton.runtime import interpreter
+
+    builder = interpreter.interpreter_builder
+    program = ", ".join(str(i) for i, n in zip(builder.grid_idx, builder.grid_dim) if n > 1) or "0"
+    programs = " x ".join(str(n) for n in builder.grid_dim if n > 1) or "1"
+    low, high = int(outside.min()), int(outside.max())
+    where, note = "", ""
+    if extents:
+        def distance(extent):
+            _, lo, hi, _ = extent
+            return min(abs(lo - low), abs(lo - high), abs(low + itemsize - hi), abs(high + itemsize - hi))
+
+        arg, lo, hi, note = min(extents, key=distance)
+        if high + itemsize > hi:
+            where = f", up to {-(-(high + itemsize - hi) // itemsize)} element(s) past the end of {arg}'s tensor"
+        else:
+            where = f", up to {-(-(lo - low) // itemsize)} element(s) before the start of {arg}'s tensor"
+        if note:
+            note = (f"{arg}'s tensor is {note}, so its elements are not at consecutive addresses: index it with"
+                    " its strides, or pass a .contiguous() copy")
+    cause = note or (f"missing mask on tl.{access} (mask=offsets < n_cols): the last block runs past the"
+                     " end, or the offsets ignore the row stride")
+    return (f"{kernel} (program {program} of {programs}) tried to tl.{access} {outside.size} element(s)"
+            f" outside the tensors it was given{where}{_kernel_line(kernel)}. Likely cause: {cause}")
+
+
+def _layout_note(t: torch.Tensor) -> str:
+    """'' for a tensor a kernel may index as consecutive elements, else what it is instead."""
+    if t.is_contiguous() or t.dim() == 0:
+        return ""
+    return f"not contiguous (shape {tuple(t.shape)}, strides {tuple(t.stride())})"
+
+
+def _kernel_line(kernel: str) -> str:
+    """' (at file.py:LINE)' of the innermost frame of the running kernel's code."""
+    frame = sys._getframe()
+    while frame is not None:
+        if frame.f_code.co_name == kernel:
+            return f" (at {os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno})"
+        frame = frame.f_back
+    return ""
+
+
+_GUARD: _TritonGuard | None = None
+
+
+def _guard_triton() -> _TritonGuard:
+    global _GUARD
+    if _GUARD is None:
+        _GUARD = _TritonGuard()
+        _GUARD.install()
+    return _GUARD
+
+
+def guard_triton_launches(module: ModuleType) -> None:
+    """After a file is loaded: if it uses triton, watch and check its kernels from now on."""
+    if "triton" in sys.modules:
+        try:
+            _guard_triton()
+        except ImportError:  # triton is half-installed: the probes report that when they run
+            pass
+
+
+class TritonWatch:
+    """While active: which Triton kernels were launched, with what, and any out-of-bounds access."""
+
+    def __init__(self, module: ModuleType) -> None:
+        self.module_name = module.__name__
+        self.launches: list[dict] = []
+        self.written: set[int] = set()  # storages of tensors handed to the module's own kernels
+        self.violation: str | None = None
+
+    def __enter__(self) -> "TritonWatch":
+        _guard_triton().watches.append(self)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        _guard_triton().watches.remove(self)
+
+    def launched(self, kernel: str, home: str, tensors: list[tuple[str, torch.Tensor]]) -> None:
+        ours = home == self.module_name
+        self.launches.append({"kernel": kernel, "module": home, "ours": ours})
+        if ours:
+            self.written.update(t.untyped_storage().data_ptr() for _, t in tensors)
+
+    def ours(self) -> list[str]:
+        return [launch["kernel"] for launch in self.launches if launch["ours"]]
+
+    def foreign(self) -> list[str]:
+        return [f"{launch['kernel']} (from {launch['module']})" for launch in self.launches if not launch["ours"]]
+
+    def wrote(self, t: object) -> bool:
+        return isinstance(t, torch.Tensor) and t.untyped_storage().data_ptr() in self.written
+
+
+def _watched_stage(watch: TritonWatch, stage: str, fn: Callable, *args, **kwargs):
+    """_stage, with an out-of-bounds access reported as itself rather than as what it broke."""
+    try:
+        result = _stage(stage, fn, *args, **kwargs)
+    except CodeUnderTestError:
+        if watch.violation is None:
+            raise
+        result = None
+    if watch.violation is not None:
+        raise CodeUnderTestError(stage, OutOfBoundsAccess(watch.violation))
+    return result
+
+
+def _exercise_function(module: ModuleType, name: str) -> Callable:
+    fn = getattr(module, name, None)
+    if not callable(fn):
+        raise CodeUnderTestError(name, AttributeError(f"{module.__name__} defines no function {name}"))
+    return fn
+
+
+def _check_triton_ready(stage: str) -> None:
+    try:
+        interpreting = triton_interpreting()
+    except ImportError as exc:
+        raise CodeUnderTestError(stage, ImportError(f"triton cannot be imported here: {exc}")) from exc
+    if not interpreting and not torch.cuda.is_available():
+        raise CodeUnderTestError(stage, RuntimeError(
+            "there is no GPU and Triton's interpreter is off: triton was imported before TRITON_INTERPRET=1"
+            " was set. Run the suite with pytest (it sets it), or set TRITON_INTERPRET=1 yourself"))
+
+
+# ------------------------------------------------------------------------------- building inputs
+
+def _guarded_buffer(n: int, dtype: torch.dtype, device: str) -> torch.Tensor:
+    return torch.full((GUARD + n + GUARD,), float("nan"), dtype=dtype, device=device)
+
+
+def _place(data: torch.Tensor, layout: str, device: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """(view holding ``data``'s values in ``layout``, the guarded buffer it lives in)."""
+    shape = tuple(data.shape)
+    if layout == "contiguous":
+        buffer = _guarded_buffer(data.numel(), data.dtype, device)
+        view = buffer[GUARD:GUARD + data.numel()].view(shape)
+    elif layout == "transposed":  # a .t() / .transpose(-1, -2) view: columns are contiguous, rows not
+        if data.dim() < 2:
+            raise ValueError("layout 'transposed' needs at least 2 dimensions")
+        swapped = shape[:-2] + (shape[-1], shape[-2])
+        buffer = _guarded_buffer(data.numel(), data.dtype, device)
+        view = buffer[GUARD:GUARD + data.numel()].view(swapped).transpose(-1, -2)
+    elif layout == "strided":  # every other element of the last dimension: x[..., ::2]
+        if data.dim() < 1:
+            raise ValueError("layout 'strided' needs at least 1 dimension")
+        wide = shape[:-1] + (2 * shape[-1],)
+        buffer = _guarded_buffer(2 * data.numel(), data.dtype, device)
+        view = buffer[GUARD:GUARD + 2 * data.numel()].view(wide)[..., ::2]
+    elif layout == "expanded":  # one value broadcast to the whole shape, as .sum().backward() makes
+        buffer = _guarded_buffer(1, data.dtype, device)
+        buffer[GUARD] = data.reshape(-1)[0] if data.numel() else 0
+        return buffer[GUARD:GUARD + 1].view([1] * data.dim()).expand(shape), buffer
+    else:
+        raise ValueError(f"unknown layout {layout!r}; known: {SWIGLU_LAYOUTS}")
+    view.copy_(data.to(device))
+    return view, buffer
+
+
+def _place_pair(gate: torch.Tensor, value: torch.Tensor, layout: str, device: str):
+    """gate and value in ``layout``; 'chunk' makes them the two halves of h.chunk(2, dim=-1)."""
+    if layout != "chunk":
+        (g, g_buffer), (v, v_buffer) = _place(gate, layout, device), _place(value, layout, device)
+        return g, v, [("gate", g_buffer, [g]), ("value", v_buffer, [v])]
+    if gate.dim() < 1:
+        raise ValueError("layout 'chunk' needs at least 1 dimension")
+    h_shape = tuple(gate.shape[:-1]) + (2 * gate.shape[-1],)
+    buffer = _guarded_buffer(2 * gate.numel(), gate.dtype, device)
+    h = buffer[GUARD:GUARD + 2 * gate.numel()].view(h_shape)
+    h.copy_(torch.cat([gate, value], dim=-1).to(device))
+    g, v = h.chunk(2, dim=-1)
+    return g, v, [("gate and value (halves of one tensor h)", buffer, [g, v])]
+
+
+def _guard_touched(buffer: torch.Tensor, views: list[torch.Tensor]) -> bool:
+    """Did anything change the buffer outside the elements of ``views`` (all NaN when built)?"""
+    used = torch.zeros(buffer.numel(), dtype=torch.bool, device=buffer.device)
+    index = torch.arange(buffer.numel(), device=buffer.device)
+    for view in views:
+        if view.numel():
+            used[index.as_strided(view.shape, view.stride(), view.storage_offset())] = True
+    return not bool(buffer[~used].isnan().all())
+
+
+class _NaNForFreshMemory:
+    """While active, torch.empty and friends hand out memory filled with NaN (PyTorch's deterministic
+    mode does that), so an output element that no program writes reads NaN instead of whatever the
+    allocator had there, possibly a previous run's right answer."""
+
+    def __enter__(self) -> None:
+        import torch.utils.deterministic as deterministic
+
+        self._saved = (torch.are_deterministic_algorithms_enabled(),
+                       torch.is_deterministic_algorithms_warn_only_enabled(),
+                       deterministic.fill_uninitialized_memory)
+        torch.use_deterministic_algorithms(True, warn_only=True)  # warn_only: no op is refused
+        deterministic.fill_uninitialized_memory = True
+
+    def __exit__(self, *exc_info) -> None:
+        import torch.utils.deterministic as deterministic
+
+        enabled, warn_only, fill = self._saved
+        torch.use_deterministic_algorithms(enabled, warn_only=warn_only)
+        deterministic.fill_uninitialized_memory = fill
+
+
+def _cpu(t: object) -> object:
+    return t.detach().cpu() if isinstance(t, torch.Tensor) else None
+
+
+def _describe_result(result: object) -> str:
+    if isinstance(result, torch.Tensor):
+        return f"a {result.dtype} tensor"
+    return type(result).__name__
+
+
+# ----------------------------------------------------------------------- running in the interpreter
+
+_INTERPRETED_CHILD = r"""
+import importlib.util, sys, torch
+probes_path, module_path, module_name, probe_name, folder = sys.argv[1:6]
+spec = importlib.util.spec_from_file_location("_interpreted_probes", probes_path)
+probes = importlib.util.module_from_spec(spec)
+sys.modules[spec.name] = probes
+spec.loader.exec_module(probes)
+kwargs = torch.load(folder + "/in.pt", weights_only=True)
+try:
+    module = probes.load_module(module_path, module_name)
+except BaseException as exc:
+    module = exc
+evidence = probes.call(module, module_path, probe_name, **kwargs)
+torch.save(evidence, folder + "/out.pt")
+"""
+
+
+def _under_interpreter(module: ModuleType, probe_name: str, kwargs: dict) -> dict:
+    """Run a probe in a fresh Python with Triton's interpreter on and no GPU, where every load and store
+    can be checked. Used on GPU machines, where the kernels otherwise run natively and a missing mask
+    scribbles on neighbouring memory without a trace."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        torch.save(kwargs, os.path.join(folder, "in.pt"))
+        env = dict(os.environ, TRITON_INTERPRET="1", CUDA_VISIBLE_DEVICES="")
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-c", _INTERPRETED_CHILD, os.path.abspath(__file__),
+                 os.path.abspath(module.__file__), module.__name__, probe_name, folder],
+                env=env, capture_output=True, text=True, timeout=300)
+        except subprocess.TimeoutExpired:
+            raise CodeUnderTestError(probe_name, TimeoutError(
+                "the kernels ran for over 300 s under Triton's interpreter")) from None
+        out = os.path.join(folder, "out.pt")
+        if proc.returncode != 0 or not os.path.exists(out):
+            tail = " ".join(proc.stderr.split()[-40:])
+            raise CodeUnderTestError(probe_name, RuntimeError(
+                f"the kernels crashed Triton's interpreter (exit {proc.returncode}): an out-of-bounds"
+                f" access (missing mask on tl.load/tl.store) can do that; {tail[-300:]}"))
+        return torch.load(out, weights_only=True)
+
+
+# ------------------------------------------------------------------------------------- the probes
+
+@probe
+def swiglu_kernels(
+    module: ModuleType,
+    op: str,
+    gate: torch.Tensor,
+    value: torch.Tensor,
+    grad_out: torch.Tensor | None = None,
+    layout: str = "contiguous",
+    grad_out_layout: str = "contiguous",
+    device: str = "cpu",
+) -> dict:
+    """swiglu_forward(gate, value) (op "forward") or swiglu_backward(grad_out, gate, value) ("backward")
+    on inputs built here in ``layout``."""
+    name = "swiglu_forward" if op == "forward" else "swiglu_backward"
+    _check_triton_ready(name)
+    fn = _exercise_function(module, name)
+    g, v, buffers = _place_pair(gate, value, layout, device)
+    inputs = {"gate": g, "value": v}
+    if op == "backward":
+        go, go_buffer = _place(grad_out, grad_out_layout, device)
+        inputs = {"grad_out": go, **inputs}
+        buffers.append(("grad_out", go_buffer, [go]))
+    before = {k: t.clone() for k, t in inputs.items()}
+    with TritonWatch(module) as watch, _NaNForFreshMemory():
+        result = _watched_stage(watch, name, fn, *inputs.values())
+    if op == "forward":
+        if not isinstance(result, torch.Tensor):
+            raise CodeUnderTestError(name, TypeError(f"returned {_describe_result(result)}, not a Tensor"))
+        outputs = {"out": result}
+    else:
+        if not (isinstance(result, (tuple, list)) and len(result) == 2
+                and all(isinstance(t, torch.Tensor) for t in result)):
+            raise CodeUnderTestError(name, TypeError(
+                f"returned {_describe_result(result)}, not a pair of tensors (grad_gate, grad_value)"))
+        outputs = {"grad_gate": result[0], "grad_value": result[1]}
+    return {
+        **{k: _cpu(t) for k, t in outputs.items()},
+        "kernels": watch.ours(),
+        "foreign_kernels": watch.foreign(),
+        "written_by_kernel": {k: watch.wrote(t) for k, t in outputs.items()},
+        "inputs_changed": [k for k, t in inputs.items() if not torch.equal(t, before[k])],
+        "guards_touched": [label for label, buffer, views in buffers if _guard_touched(buffer, views)],
+        "interpreted": triton_interpreting(),
+    }
+
+
+@probe
+def swiglu_bounds(module: ModuleType, cases: list[dict]) -> dict:
+    """``swiglu_kernels`` for each case (its keyword arguments), where every load and store is checked:
+    in this process under the interpreter, or on a GPU machine in one fresh interpreted Python."""
+    _check_triton_ready("swiglu_forward")
+    if not triton_interpreting():
+        return _under_interpreter(module, "swiglu_bounds", {"cases": cases})
+    results = []
+    for case in cases:
+        try:
+            results.append(swiglu_kernels(module, **dict(case, device="cpu")))
+        except CodeUnderTestError as exc:
+            results.append({"error": exc.evidence})
+    return {"results": results}
+
+
+@probe
+def swiglu_autograd(
+    module: ModuleType,
+    gate: torch.Tensor,
+    value: torch.Tensor,
+    grad_out: torch.Tensor | None = None,
+    device: str = "cpu",
+) -> dict:
+    """out = swiglu(gate, value); then out.backward(grad_out), or out.sum().backward() without one."""
+    _check_triton_ready("swiglu")
+    fn = _exercise_function(module, "swiglu")
+    gate = gate.to(device).requires_grad_(True)
+    value = value.to(device).requires_grad_(True)
+    with TritonWatch(module) as forward_watch, _NaNForFreshMemory():
+        out = _watched_stage(forward_watch, "swiglu", fn, gate, value)
+    if not isinstance(out, torch.Tensor):
+        raise CodeUnderTestError("swiglu", TypeError(f"returned {_describe_result(out)}, not a Tensor"))
+    evidence: dict[str, Any] = {
+        "out": _cpu(out),
+        "requires_grad": out.requires_grad,
+        "grad_fn": type(out.grad_fn).__name__ if out.grad_fn is not None else None,
+        "forward_kernels": forward_watch.ours(),
+        "backward_kernels": [],
+        "grad_gate": None,
+        "grad_value": None,
+        "interpreted": triton_interpreting(),
+    }
+    if not out.requires_grad:
+        return evidence
+    with TritonWatch(module) as backward_watch, _NaNForFreshMemory():
+        if grad_out is None:
+            _watched_stage(backward_watch, "swiglu (backward pass)", out.sum().backward)
+        else:
+            _watched_stage(backward_watch, "swiglu (backward pass)", out.backward, grad_out.to(out))
+    evidence.update(backward_kernels=backward_watch.ours(), grad_gate=_cpu(gate.grad),
+                    grad_value=_cpu(value.grad))
+    return evidence
+
+
+@probe
+def swiglu_gradcheck(module: ModuleType, gate: torch.Tensor, value: torch.Tensor, device: str = "cpu") -> dict:
+    """torch.autograd.gradcheck of swiglu in float64: analytical against numerical gradients."""
+    from torch.autograd.gradcheck import GradcheckError  # torch.autograd.gradcheck is the function
+
+    _check_triton_ready("swiglu")
+    fn = _exercise_function(module, "swiglu")
+    inputs = (gate.to(device, torch.float64).requires_grad_(True), value.to(device, torch.float64).requires_grad_(True))
+    try:
+        with TritonWatch(module) as watch:
+            _watched_stage(watch, "swiglu (gradcheck)", torch.autograd.gradcheck, fn, inputs, raise_exception=True)
+    except CodeUnderTestError as exc:
+        if not isinstance(exc.__cause__, GradcheckError):
+            raise
+        return {"passed": False, "message": exc.evidence["message"]}
+    return {"passed": True, "message": ""}
+
+
+# Each case: which function, which arguments (built here: integer tensors and mismatched shapes).
+_BAD_SWIGLU_CALLS = {
+    "forward: value's shape differs from gate's": ("swiglu_forward", ("f32", (3, 4)), ("f32", (3, 5))),
+    "forward: gate is an integer tensor": ("swiglu_forward", ("i64", (3, 4)), ("f32", (3, 4))),
+    "forward: value is an integer tensor": ("swiglu_forward", ("f32", (3, 4)), ("i32", (3, 4))),
+    "backward: grad_out's shape differs from gate's": (
+        "swiglu_backward", ("f32", (3, 5)), ("f32", (3, 4)), ("f32", (3, 4))),
+    "backward: grad_out is an integer tensor": (
+        "swiglu_backward", ("i64", (3, 4)), ("f32", (3, 4)), ("f32", (3, 4))),
+}
+
+
+@probe
+def swiglu_bad_arguments(module: ModuleType, case: str, device: str = "cpu") -> dict:
+    """Call with valid arguments (it must work), then with the bad ones of ``case``: what was raised."""
+    name, *args = _BAD_SWIGLU_CALLS[case]
+    _check_triton_ready(name)
+    fn = _exercise_function(module, name)
+    valid = [torch.randn(3, 4, device=device) for _ in args]
+    with TritonWatch(module) as watch:
+        _watched_stage(watch, name, fn, *valid)
+    kinds = {"f32": torch.float32, "i32": torch.int32, "i64": torch.int64}
+    bad = [torch.ones(shape, dtype=kinds[kind], device=device) for kind, shape in args]
+    try:
+        fn(*bad)
+    except Exception as exc:  # the point of the probe: what the code under test raises
+        return {"raised": type(exc).__name__, "message": " ".join(str(exc).split())[:400]}
+    return {"raised": None, "message": ""}
+
+
+@probe
+def fused_block_kernels(module: ModuleType, cls_name: str, ctor: dict, x: torch.Tensor,
+                        device: str = "cpu") -> dict:
+    """Which Triton kernels of the module the block launches in its forward and in its backward."""
+    _check_triton_ready(f"{cls_name}.forward")
+    block = _build(module, cls_name, ctor)
+    _stage(f"{cls_name}.to", block.to, device=device, dtype=x.dtype)
+    x = x.to(device).requires_grad_(True)
+    with TritonWatch(module) as forward_watch:
+        out = _watched_stage(forward_watch, f"{cls_name}.forward", block, x)
+    if not isinstance(out, torch.Tensor):
+        raise CodeUnderTestError(f"{cls_name}.forward", TypeError(f"returned {_describe_result(out)}, not a Tensor"))
+    evidence = {"forward_kernels": forward_watch.ours(), "backward_kernels": [], "requires_grad": out.requires_grad}
+    if out.requires_grad:
+        with TritonWatch(module) as backward_watch:
+            _watched_stage(backward_watch, f"{cls_name}.forward (backward pass)", out.sum().backward)
+        evidence["backward_kernels"] = backward_watch.ours()
+    return evidence

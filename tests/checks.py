@@ -7,6 +7,7 @@ and the grader judge with the same definitions and the same words.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -51,7 +52,7 @@ def expect_close(
     atol: float = 1e-10,
 ) -> None:
     """float64 comparison tight enough that tanh-approximate GELU fails for exact GELU."""
-    expect_shape(got.shape, want.shape, what)
+    expect_shape(got.shape, want.shape, what, hint)
     if got.dtype != want.dtype:
         fail(f"{what}: dtype {got.dtype}, expected {want.dtype}. {hint}".rstrip())
     if not is_close(got, want, rtol, atol):
@@ -144,6 +145,9 @@ def known_mistakes(block: Block, w: dict, x: torch.Tensor, act: Callable, activa
             ("the activation is on both paths; only the gate Wg gets it: Wo(act(Wg(x)) * Wv(x))", glu(act, act)),
             ("there is no activation: the gate path needs act(Wg(x))", glu(ident, ident)),
             ("the gate uses sigmoid; use the module that activation_fn() returns", glu(torch.sigmoid, ident)),
+            ("the activation is applied to the product Wg(x) * Wv(x); it belongs on the gate alone:"
+             " Wo(act(Wg(x)) * Wv(x))",
+             lambda: _linear(w, "Wo", act(_linear(w, "Wg", x) * _linear(w, "Wv", x)))),
         ]
         forms = {"exact GELU": glu(gelu, ident), "tanh-approximate GELU": glu(gelu_tanh, ident),
                  "ReLU": glu(F.relu, ident), "SiLU": glu(F.silu, ident)}
@@ -172,3 +176,95 @@ def diagnose(block: Block, w: dict, x: torch.Tensor, got: torch.Tensor, act: Cal
             return hint
     return (f"check {block.name}.forward ({block.forward_todo}) against the formula in its docstring"
             " layer by layer")
+
+
+# ------------------------------------------------------------ when the code under test raises
+
+def error_hints(block: Block) -> list[tuple[str, str]]:
+    """(regex on "Type: message", hint) for the exceptions wrong blocks raise, most specific first."""
+    return [
+        # activation_fn stored uncalled: forward builds a module from the tensor and passes it on
+        # ("must be Tensor, not GELU", "operand type(s) for *: 'GELU' and 'Tensor'", "GELU.__init__()")
+        (r"not (?:GELU|ReLU|SiLU|SquaredReLU)\b|'(?:GELU|ReLU|SiLU|SquaredReLU)'"
+         r"|(?:GELU|ReLU|SiLU|SquaredReLU)\.__init__\(\)",
+         f"activation_fn is a factory, not the activation: call it once in __init__"
+         f" ({block.init_todo}), self.act = activation_fn(), then apply self.act(...) in forward"),
+        (r"values to unpack",
+         "forward must accept any number of leading dimensions: don't unpack x.shape into a fixed"
+         " count; nn.Linear already acts on the last dimension"),
+        (r"same dtype|scalar type",
+         "forward mixes dtypes: the tests run the whole block in float64 and bfloat16, so don't cast x"
+         " or intermediate tensors with .float() / .to(torch.float32)"),
+        (r"shapes cannot be multiplied|size of tensor a|must match the size",
+         f"one layer's output size does not fit the next layer's input: test_parameter_shapes names"
+         f" the layer; nn.Linear(in_features, out_features) ({block.init_todo})"),
+        (r"in-?place operation",
+         "forward changes a tensor in place (x += ..., x.copy_(...), .mul_()): compute new tensors"
+         " instead; the caller's x must stay unchanged"),
+    ]
+
+
+def explain_error(block: Block, error: dict) -> str:
+    """The hint for an exception raised by the code under test; empty when none fits."""
+    if error.get("not_implemented"):
+        return ""  # the stub's own message already names the TODO
+    text = f"{error.get('type', '')}: {error.get('message', '')}"
+    for pattern, hint in error_hints(block):
+        if re.search(pattern, text):
+            return hint
+    return ""
+
+
+# ------------------------------------------------- against an exact value, in a rounded dtype
+
+# (explicit mantissa bits, smallest normal exponent) of each floating-point dtype
+_FLOAT_FORMATS = {torch.float16: (10, -14), torch.bfloat16: (7, -126), torch.float32: (23, -126),
+                  torch.float64: (52, -1022)}
+
+
+def ulp(exact: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """The spacing of ``dtype``'s numbers at |exact| (float64): one unit in the last place."""
+    mantissa, min_exponent = _FLOAT_FORMATS[dtype]
+    exponent = torch.floor(torch.log2(exact.double().abs())).clamp(min=min_exponent)  # zero: subnormal spacing
+    return torch.exp2(exponent - mantissa)
+
+
+def rounding_errors(got: torch.Tensor, exact: torch.Tensor, roundings: float = 0.5, rtol: float = 0.0,
+                    atol: float = 0.0) -> torch.Tensor:
+    """Where ``got`` is farther from ``exact`` than ``expect_rounded`` allows (NaN included)."""
+    exact = exact.double()
+    bound = roundings * ulp(exact, got.dtype) + rtol * exact.abs() + atol
+    return ~((got.double() - exact).abs() <= bound)
+
+
+def expect_rounded(
+    got: torch.Tensor,
+    exact: torch.Tensor,
+    what: str,
+    hint: str = "",
+    roundings: float = 0.5,
+    rtol: float = 0.0,
+    atol: float = 0.0,
+) -> None:
+    """``got`` within ``roundings`` units in the last place of its own dtype of the float64 ``exact``,
+    plus ``rtol * |exact| + atol`` for the arithmetic before that rounding. NaN never passes.
+
+    0.5 ulp is one round-to-nearest; 1 ulp is one truncation.
+    """
+    expect_shape(got.shape, exact.shape, what)
+    exact = exact.double()
+    bound = roundings * ulp(exact, got.dtype) + rtol * exact.abs() + atol
+    error = (got.double() - exact).abs()
+    bad = ~(error <= bound)
+    if not bool(bad.any()):
+        return
+    worst = int(torch.where(bad, torch.nan_to_num(error / bound, nan=math.inf), -1.0).argmax())
+    index = tuple(int(i) for i in torch.unravel_index(torch.tensor(worst), exact.shape)) if exact.dim() else ()
+    in_ulps = (error.reshape(-1)[worst] / ulp(exact.reshape(-1)[worst], got.dtype)).item()
+    parts = [f"{roundings:g} ulp of {str(got.dtype).removeprefix('torch.')}"] if roundings else []
+    parts += [f"{rtol:.2g} * |expected|"] if rtol else []
+    parts += [f"{atol:.2g}"] if atol else []
+    allowed = " + ".join(parts) or "nothing"
+    fail(f"{what} differs by {error.reshape(-1)[worst].item():.3g} ({in_ulps:.3g} ulp) at index {index}:"
+         f" got {got.reshape(-1)[worst].item():.8g}, expected {exact.reshape(-1)[worst].item():.8g};"
+         f" {int(bad.sum())} of {exact.numel()} elements are off by more than {allowed}. {hint}".rstrip())

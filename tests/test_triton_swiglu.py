@@ -1,0 +1,601 @@
+"""Graded tests for exercises/triton_swiglu.py: the fused SwiGLU kernels (TODO 1-2), their autograd
+wiring (TODO 3-5) and the FusedSwiGLU block (TODO 6-7).
+
+Run: ``pytest tests/test_triton_swiglu.py`` (this task alone: ``-m swiglu``). On a CUDA GPU the kernels
+run natively; without one they run in Triton's interpreter, which the suite switches on by itself
+(``grader/probes.py``). Where Triton cannot be installed (macOS, Windows) the whole module is skipped.
+
+Kernel outputs are compared with the float64 formula evaluated on the very inputs the kernels got:
+
+* float32: within 2**-18 relative (32 units in the last place), plus 2**-20 of the largest value for
+  the cancellation in the derivative near its zero (gate = -1.28). That is what float32 arithmetic
+  with the GPU's fast exp loses for |gate| up to about 12; a wrong term is off by orders more.
+* float16 and bfloat16: one rounding of the exact value, half a unit in the last place (round to
+  nearest), plus the float32 allowance above for the arithmetic before it. Under the interpreter
+  bfloat16 gets one whole unit: its float32 -> bfloat16 conversion truncates instead of rounding.
+  A kernel that computes in 16 bits rounds after every operation and misses this bound.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+pytest.importorskip(
+    "triton", reason="Triton is not installed: it ships for Linux only, so the fused SwiGLU exercise"
+                     " cannot run on macOS or Windows (the other suites do)")
+
+from tests.checks import (BLOCKS, Block, expect_close, expect_rounded, expect_shape, fail,  # noqa: E402
+                          is_close, rounding_errors)
+from tests.seam import format_error  # noqa: E402
+from tests.test_mlp import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
+
+pytestmark = pytest.mark.swiglu
+
+EXERCISE = "triton_swiglu"
+GATE_SCALE = 3.0  # gate spreads over about [-12, 12]: both tails of the sigmoid and the silu minimum
+FLOAT32_RTOL = 2.0**-18
+CANCELLATION = 2.0**-20  # times the largest |expected|: absolute slack where the derivative crosses 0
+
+SHAPES = {"0d": (), "1d": (3001,), "2d": (37, 129), "3d": (3, 17, 65), "4d": (2, 3, 5, 33)}  # no multiple of a block
+HALF_SHAPE = (61, 67)  # 4087 elements: enough that a kernel computing in 16 bits shows
+LAYOUT_SHAPES = {"chunk": (4, 6, 45), "transposed": (45, 37), "strided": (6, 45)}
+EMPTY_SHAPES = [(0,), (3, 0, 5)]
+
+FUSED = Block(
+    "FusedSwiGLU", EXERCISE, "TODO 6", "TODO 7", BLOCKS["GLU"].layers, BLOCKS["GLU"].count_formula,
+    BLOCKS["GLU"].count,
+)
+KERNEL = {"forward": ("_swiglu_forward_kernel", "TODO 1"), "backward": ("_swiglu_backward_kernel", "TODO 2")}
+FUNCTION = {"forward": "swiglu_forward", "backward": "swiglu_backward"}
+
+
+# ------------------------------------------------------------------------------------ helpers
+
+def draw(gen, shape, dtype, scale=1.0) -> torch.Tensor:
+    return (torch.randn(shape, generator=gen, dtype=torch.float64) * scale).to(dtype)
+
+
+def kernel_where(target, op: str) -> str:
+    kernel, todo = KERNEL[op]
+    return f"{kernel} ({todo} in {target.where(EXERCISE)})"
+
+
+def forward_formula(gate, value) -> torch.Tensor:
+    gate, value = gate.double(), value.double()
+    return gate * torch.sigmoid(gate) * value
+
+
+def backward_formula(grad_out, gate, value) -> tuple[torch.Tensor, torch.Tensor]:
+    grad_out, gate, value = grad_out.double(), gate.double(), value.double()
+    sig = torch.sigmoid(gate)
+    return grad_out * value * sig * (1 + gate * (1 - sig)), grad_out * gate * sig
+
+
+def tolerance(dtype: torch.dtype, interpreted: bool, exact: torch.Tensor) -> dict:
+    """The rounding budget for ``dtype`` (see the module docstring for why)."""
+    atol = CANCELLATION * float(exact.abs().max()) if exact.numel() else 0.0
+    if dtype == torch.float64:
+        return {"roundings": 0.0, "rtol": 1e-12, "atol": 1e-12 * atol / CANCELLATION}
+    if dtype == torch.float32:
+        return {"roundings": 0.0, "rtol": FLOAT32_RTOL, "atol": atol}
+    truncates = dtype == torch.bfloat16 and interpreted
+    return {"roundings": 1.0 if truncates else 0.5, "rtol": FLOAT32_RTOL, "atol": atol}
+
+
+def roughly(got: torch.Tensor, candidate: torch.Tensor) -> bool:
+    """Loose enough for 16-bit outputs, tight enough to tell the known mistakes apart."""
+    scale = float(candidate.abs().max()) if candidate.numel() else 0.0
+    return is_close(got, candidate, 2e-2, 1e-2 * scale)
+
+
+def run_kernels(target, gen, op, shape, dtype=torch.float32, layout="contiguous", grad_out_layout="contiguous",
+                device="cpu"):
+    """Inputs drawn here, laid out by the probe; returns (evidence, gate, value, grad_out)."""
+    gate = draw(gen, shape, dtype, GATE_SCALE)
+    value = draw(gen, shape, dtype)
+    grad_out = None
+    if op == "backward":
+        # An expanded grad_out holds one value: what autograd passes down from out.sum().
+        grad_out = torch.full(shape, 0.75, dtype=dtype) if grad_out_layout == "expanded" else draw(gen, shape, dtype)
+    evidence = target.probe(EXERCISE, "swiglu_kernels", op=op, gate=gate, value=value, grad_out=grad_out,
+                            layout=layout, grad_out_layout=grad_out_layout, device=device)
+    return evidence, gate, value, grad_out
+
+
+def expect_kernels_launched(target, evidence: dict, op: str, stage: str | None = None, todo: str = "") -> None:
+    kernels = evidence["kernels"] if "kernels" in evidence else evidence.get(f"{op}_kernels", [])
+    if kernels:
+        return
+    foreign = evidence.get("foreign_kernels") or []
+    also = f" (only kernels defined elsewhere: {', '.join(foreign)})" if foreign else ""
+    stage = stage or FUNCTION[op]
+    fail(f"{stage} launched no Triton kernel of {target.where(EXERCISE)}{also}: the work must be done by"
+         f" Triton kernels launched from the exercise module, not by PyTorch operations"
+         f"{f' ({todo})' if todo else ''}")
+
+
+def unwritten_hint(got: torch.Tensor, exact: torch.Tensor, layout: str = "contiguous") -> str:
+    """A hint from where the NaNs are: the probes fill the inputs' surroundings and every fresh
+    allocation with NaN, so a NaN is an element read from outside or never written."""
+    nan = got.double().isnan() & ~exact.isnan()
+    if not bool(nan.any()):
+        return ""
+    if layout == "strided" and not bool(nan.all()):
+        return ("there are NaNs where the formula is finite: x[..., ::2] is a strided view with gaps between its"
+                " elements (the probes fill them with NaN), and the kernel read the gaps. Index with the strides,"
+                " or pass a .contiguous() copy (.reshape(-1) keeps the strides whenever it can)")
+    cure = ("Does the grid round down? Launch triton.cdiv(n, BLOCK_SIZE) programs, not n // BLOCK_SIZE,"
+            " so the last, partial block gets a program too (and mask it)")
+    if bool(nan.all()):
+        return f"no element was written (all NaN, what fresh memory holds in these tests). {cure}"
+    flat = nan.reshape(-1)
+    first = int(flat.nonzero()[0])
+    if bool(flat[first:].all()):
+        return (f"the last {flat.numel() - first} elements (from flat index {first} on) are NaN and every one"
+                f" before is right: no program wrote them. {cure}")
+    rows = nan.reshape(-1, nan.shape[-1])
+    starts = {int(r.nonzero()[0]) if bool(r.any()) else -1 for r in rows}
+    if len(starts) == 1 and min(starts) > 0 and all(bool(r[min(starts):].all()) for r in rows):
+        return (f"in every row the elements from column {min(starts)} on are NaN and the ones before are right:"
+                f" no program wrote the end of the rows. {cure}")
+    also = ("; or it computed in 16 bits: Triton's interpreter has no bfloat16 arithmetic, convert to"
+            " COMPUTE_DTYPE right after tl.load" if got.dtype == torch.bfloat16 else "")
+    return ("there are NaNs where the formula is finite: the probes surround the inputs with NaN and fill"
+            " fresh memory with NaN, so the kernel read outside its inputs (missing mask on tl.load?) or left"
+            f" elements unwritten (does the grid round down?){also}")
+
+
+def contiguous_reads(gate: torch.Tensor, value: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """What a kernel that ignores the row stride reads from the halves of h.chunk(2, dim=-1)."""
+    h = torch.cat([gate.double(), value.double()], dim=-1).reshape(-1)
+    n, cols = gate.numel(), gate.shape[-1]
+    return h[:n].reshape(gate.shape), h[cols:cols + n].reshape(gate.shape)
+
+
+CONTIGUITY_HINT = ("it matches reading gate and value as if they were contiguous: rows of a half of"
+                   " h.chunk(2, dim=-1) are gate_row_stride elements apart, not n_cols; address"
+                   " row * row_stride + cols for every tensor")
+
+
+def diagnose_forward(got, gate, value, layout) -> str:
+    g, v = gate.double(), value.double()
+    exact = forward_formula(gate, value)
+    candidates = [
+        ("close to silu(gate) * value but off by more than one rounding: convert after tl.load to"
+         " COMPUTE_DTYPE, compute there, and convert to the output's dtype only in tl.store", exact),
+        ("the output is sigmoid(gate) * value: SiLU is gate * sigmoid(gate)", torch.sigmoid(g) * v),
+        ("the output is silu(value) * gate: the activation belongs on gate, value stays linear", F.silu(v) * g),
+        ("the output is silu(gate) alone: multiply by value", F.silu(g)),
+        ("the output is gate * value: the activation silu(gate) = gate * sigmoid(gate) is missing", g * v),
+        ("the output is silu(gate) * silu(value): only gate gets the activation", F.silu(g) * F.silu(v)),
+    ]
+    if layout == "chunk":
+        flat_g, flat_v = contiguous_reads(gate, value)
+        candidates.append((CONTIGUITY_HINT, F.silu(flat_g) * flat_v))
+    for hint, candidate in candidates:
+        if roughly(got, candidate):
+            return hint
+    return "check TODO 1 step by step: out = gate * sigmoid(gate) * value, computed in COMPUTE_DTYPE"
+
+
+def diagnose_backward(got_gate, got_value, grad_out, gate, value, layout) -> str:
+    go, g, v = grad_out.double(), gate.double(), value.double()
+    want_gate, want_value = backward_formula(grad_out, gate, value)
+    sig = torch.sigmoid(g)
+    if roughly(got_gate, want_value) and roughly(got_value, want_gate):
+        return ("grad_gate and grad_value are swapped: store d loss/d gate through grad_gate_ptr and"
+                " d loss/d value through grad_value_ptr, and return them in the order (grad_gate, grad_value)")
+    if layout == "chunk":
+        flat_g, flat_v = contiguous_reads(gate, value)
+        if roughly(got_value, go * F.silu(flat_g)):
+            return CONTIGUITY_HINT
+    if not roughly(got_gate, want_gate):
+        product_rule = "silu(g) = g * sigmoid(g) is a product"
+        for hint, candidate in [
+            ("close to the formula but off by more than one rounding: compute in COMPUTE_DTYPE and convert"
+             " only when storing", want_gate),
+            (f"grad_gate is grad_out * value * sigmoid(gate): that treats sigmoid(gate) as a constant;"
+             f" {product_rule}, so the product rule gives a second term", go * v * sig),
+            (f"grad_gate has only the term with sigmoid's derivative; {product_rule}, and the product rule"
+             " also gives the term where g is differentiated", go * v * g * sig * (1 - sig)),
+            (f"grad_gate uses the derivative of sigmoid, not of silu: {product_rule}", go * v * sig * (1 - sig)),
+            ("d sigmoid(g)/dg = sigmoid(g) * (1 - sigmoid(g)): the second term has sigmoid(gate) where"
+             " 1 - sigmoid(gate) belongs", go * v * sig * (1 + g * sig)),
+            ("d sigmoid(g)/dg = sigmoid(g) * (1 - sigmoid(g)): the factor 1 - sigmoid(gate) is missing",
+             go * v * sig * (1 + g)),
+            ("d sigmoid(g)/dg = sigmoid(g) * (1 - sigmoid(g)): the second term lacks the factor sigmoid(gate)",
+             go * v * (sig + g * (1 - sig))),
+            ("grad_gate lacks the factor value: out = silu(gate) * value", go * sig * (1 + g * (1 - sig))),
+            ("grad_gate lacks the factor grad_out: the chain rule multiplies by it", v * sig * (1 + g * (1 - sig))),
+        ]:
+            if roughly(got_gate, candidate):
+                return hint
+        return ("grad_gate is wrong: d out/d gate = value * d silu(gate)/d gate; work the derivative of"
+                " g * sigmoid(g) out with the product rule and d sigmoid/dg = sigmoid * (1 - sigmoid)")
+    for hint, candidate in [
+        ("close to the formula but off by more than one rounding: compute in COMPUTE_DTYPE and convert"
+         " only when storing", want_value),
+        ("grad_value is grad_out * sigmoid(gate): d out/d value is silu(gate) = gate * sigmoid(gate)", go * sig),
+        ("grad_value lacks the factor grad_out: the chain rule multiplies by it", g * sig),
+        ("grad_value is grad_out * value: d out/d value is silu(gate)", go * v),
+    ]:
+        if roughly(got_value, candidate):
+            return hint
+    return "grad_value is wrong: d out/d value = silu(gate) = gate * sigmoid(gate), times grad_out"
+
+
+def check_dtype(target, op: str, got: torch.Tensor, dtype: torch.dtype, name: str) -> None:
+    if got.dtype != dtype:
+        fail(f"{FUNCTION[op]} returned {name} as {got.dtype} for {dtype} inputs: allocate it with the inputs'"
+             f" dtype (torch.empty_like(gate)); the kernel computes in COMPUTE_DTYPE and converts to"
+             f" {name}'s own dtype in tl.store (one rounding, and half the memory traffic of float32)")
+
+
+def check_forward(target, evidence, gate, value, layout="contiguous") -> None:
+    expect_kernels_launched(target, evidence, "forward", todo="TODO 1")
+    out = evidence["out"]
+    expect_shape(out.shape, gate.shape, f"swiglu_forward on inputs of shape {tuple(gate.shape)}",
+                 "the output has the inputs' shape")
+    check_dtype(target, "forward", out, gate.dtype, "out")
+    exact = forward_formula(gate, value)
+    tol = tolerance(gate.dtype, evidence["interpreted"], exact)
+    bad = rounding_errors(out, exact, **tol)
+    hint = ""
+    if bool(bad.any()):
+        hint = unwritten_hint(out, exact, layout) or diagnose_forward(out, gate, value, layout)
+    expect_rounded(out, exact, f"{kernel_where(target, 'forward')}: silu(gate) * value in {gate.dtype}",
+                   hint, **tol)
+
+
+def check_backward(target, evidence, grad_out, gate, value, layout="contiguous") -> None:
+    expect_kernels_launched(target, evidence, "backward", todo="TODO 2")
+    want_gate, want_value = backward_formula(grad_out, gate, value)
+    got_gate, got_value = evidence["grad_gate"], evidence["grad_value"]
+    for name, got in (("grad_gate", got_gate), ("grad_value", got_value)):
+        expect_shape(got.shape, gate.shape, f"swiglu_backward's {name} for inputs of shape {tuple(gate.shape)}",
+                     "each gradient has its input's shape")
+        check_dtype(target, "backward", got, gate.dtype, name)
+    for name, got, exact in (("grad_gate", got_gate, want_gate), ("grad_value", got_value, want_value)):
+        tol = tolerance(gate.dtype, evidence["interpreted"], exact)
+        bad = rounding_errors(got, exact, **tol)
+        hint = ""
+        if bool(bad.any()):
+            hint = (unwritten_hint(got, exact, layout)
+                    or diagnose_backward(got_gate, got_value, grad_out, gate, value, layout))
+        expect_rounded(got, exact, f"{kernel_where(target, 'backward')}: {name} in {gate.dtype}", hint, **tol)
+
+
+# ------------------------------------------------------------------------------ the forward kernel
+
+@pytest.mark.points(1)
+@pytest.mark.parametrize("shape", SHAPES.values(), ids=SHAPES.keys())
+def test_forward_float32(target, gen, shape, device):
+    evidence, gate, value, _ = run_kernels(target, gen, "forward", shape, device=device)
+    check_forward(target, evidence, gate, value)
+
+
+@pytest.mark.points(1)
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
+def test_forward_16bit(target, gen, dtype, device):
+    evidence, gate, value, _ = run_kernels(target, gen, "forward", HALF_SHAPE, dtype=dtype, device=device)
+    check_forward(target, evidence, gate, value)
+
+
+@pytest.mark.points(1)
+@pytest.mark.parametrize("layout", LAYOUT_SHAPES.keys())
+def test_forward_noncontiguous(target, gen, layout, device):
+    evidence, gate, value, _ = run_kernels(target, gen, "forward", LAYOUT_SHAPES[layout], layout=layout,
+                                           device=device)
+    check_forward(target, evidence, gate, value, layout)
+
+
+@pytest.mark.points(1)
+def test_forward_empty(target, gen, device):
+    for shape in EMPTY_SHAPES:
+        evidence, gate, *_ = run_kernels(target, gen, "forward", shape, device=device)
+        expect_shape(evidence["out"].shape, shape, f"swiglu_forward on empty inputs of shape {shape}",
+                     "return an empty tensor of the inputs' shape (a grid of 0 programs cannot be launched)")
+        check_dtype(target, "forward", evidence["out"], gate.dtype, "out")
+
+
+# ----------------------------------------------------------------------------- the backward kernel
+
+@pytest.mark.points(1)
+@pytest.mark.parametrize("shape", SHAPES.values(), ids=SHAPES.keys())
+def test_backward_float32(target, gen, shape, device):
+    evidence, gate, value, grad_out = run_kernels(target, gen, "backward", shape, device=device)
+    check_backward(target, evidence, grad_out, gate, value)
+
+
+@pytest.mark.points(1)
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
+def test_backward_16bit(target, gen, dtype, device):
+    evidence, gate, value, grad_out = run_kernels(target, gen, "backward", HALF_SHAPE, dtype=dtype, device=device)
+    check_backward(target, evidence, grad_out, gate, value)
+
+
+@pytest.mark.points(1)
+@pytest.mark.parametrize("layout", [*LAYOUT_SHAPES.keys(), "grad_out_expanded"])
+def test_backward_noncontiguous(target, gen, layout, device):
+    shape = LAYOUT_SHAPES.get(layout, (5, 7, 9))
+    grad_out_layout = "expanded" if layout == "grad_out_expanded" else layout
+    input_layout = "contiguous" if layout == "grad_out_expanded" else layout
+    if layout == "chunk":
+        grad_out_layout = "contiguous"  # grad_out is the gradient of out, which is contiguous
+    evidence, gate, value, grad_out = run_kernels(target, gen, "backward", shape, layout=input_layout,
+                                                  grad_out_layout=grad_out_layout, device=device)
+    check_backward(target, evidence, grad_out, gate, value, input_layout)
+
+
+@pytest.mark.points(1)
+def test_backward_empty(target, gen, device):
+    for shape in EMPTY_SHAPES:
+        evidence, gate, *_ = run_kernels(target, gen, "backward", shape, device=device)
+        for name in ("grad_gate", "grad_value"):
+            expect_shape(evidence[name].shape, shape, f"swiglu_backward's {name} for empty inputs of shape {shape}",
+                         "return empty gradients of the inputs' shape (a grid of 0 programs cannot be launched)")
+            check_dtype(target, "backward", evidence[name], gate.dtype, name)
+
+
+# ---------------------------------------------------------------------- what the kernels touch
+
+@pytest.mark.points(1)
+@pytest.mark.parametrize("op", ["forward", "backward"])
+def test_kernels_launched(target, gen, op, device):
+    evidence, *_ = run_kernels(target, gen, op, (9, 31), device=device)
+    expect_kernels_launched(target, evidence, op, todo=KERNEL[op][1])
+    for name, written in evidence["written_by_kernel"].items():
+        if not written:
+            fail(f"{FUNCTION[op]} returned a tensor ({name}) that no Triton kernel of {target.where(EXERCISE)}"
+                 " was given:"
+                 f" the work must be done by Triton kernels launched from the exercise module; pass the"
+                 f" tensor you return to the kernel ({name}_ptr) and let the kernel write it")
+
+
+BOUNDS_CASES = [((1000,), "contiguous"), ((1,), "contiguous"), ((5, 37), "chunk")]
+
+
+@pytest.mark.points(1)
+@pytest.mark.parametrize("op", ["forward", "backward"])
+def test_memory_stays_in_bounds(target, gen, op):
+    # Sizes just short of a block, a single element, and rows of a chunked tensor: the last block of
+    # every row runs past its end. The kernels run under the interpreter here (in a separate Python
+    # on a GPU machine), where every tl.load and tl.store is checked before it happens.
+    cases = []
+    for shape, layout in BOUNDS_CASES:
+        gate, value = draw(gen, shape, torch.float32, GATE_SCALE), draw(gen, shape, torch.float32)
+        grad_out = draw(gen, shape, torch.float32) if op == "backward" else None
+        cases.append({"op": op, "gate": gate, "value": value, "grad_out": grad_out, "layout": layout})
+    results = target.probe(EXERCISE, "swiglu_bounds", cases=cases)["results"]
+    for (shape, layout), evidence in zip(BOUNDS_CASES, results):
+        if "error" in evidence:
+            fail(f"{format_error(evidence['error'])} (inputs of shape {shape}, {layout})")
+        expect_kernels_launched(target, evidence, op, todo=KERNEL[op][1])
+        if evidence["guards_touched"]:
+            fail(f"{kernel_where(target, op)} wrote next to its inputs ({', '.join(evidence['guards_touched'])},"
+                 f" shape {shape}, {layout}): the memory around them changed; missing mask on tl.store, or a"
+                 f" store through the wrong pointer")
+
+
+@pytest.mark.points(1)
+@pytest.mark.parametrize("op", ["forward", "backward"])
+def test_inputs_unmodified(target, gen, op, device):
+    evidence, *_ = run_kernels(target, gen, op, (4, 6, 45), layout="chunk", device=device)
+    if evidence["inputs_changed"]:
+        fail(f"{FUNCTION[op]} changed its input(s) {', '.join(evidence['inputs_changed'])} in place: store only"
+             f" through the output pointer(s) ({kernel_where(target, op)})")
+    if evidence["guards_touched"]:
+        fail(f"{kernel_where(target, op)} wrote next to its inputs ({', '.join(evidence['guards_touched'])}):"
+             " missing mask on tl.store, or a store through the wrong pointer")
+
+
+# ---------------------------------------------------------------------------- autograd wiring
+
+def check_autograd(target, evidence: dict, grad_out, gate, value) -> None:
+    here = target.where(EXERCISE)
+    if not evidence["requires_grad"]:
+        fail(f"swiglu(gate, value) returned a tensor that does not require grad although gate and value do:"
+             f" swiglu must return SwiGLUFunction.apply(gate, value) (TODO 5 in {here})")
+    if "SwiGLUFunction" not in (evidence["grad_fn"] or ""):
+        fail(f"the output of swiglu was made by {evidence['grad_fn']}, not by SwiGLUFunction: return"
+             f" SwiGLUFunction.apply(gate, value) (TODO 5 in {here}) so autograd runs your backward kernel")
+    expect_kernels_launched(target, evidence, "forward", stage="swiglu",
+                            todo=f"SwiGLUFunction.forward calls swiglu_forward: TODO 3 in {here}")
+    if not evidence["backward_kernels"]:
+        fail(f"backward through swiglu launched no Triton kernel of {here}: the work must be done by Triton"
+             f" kernels launched from the exercise module; SwiGLUFunction.backward calls swiglu_backward"
+             f" (TODO 4)")
+    for name in ("grad_gate", "grad_value"):
+        if evidence[name] is None:
+            fail(f"no gradient reached {name.removeprefix('grad_')}: SwiGLUFunction.backward returns one gradient"
+                 f" per input of forward, (grad_gate, grad_value) (TODO 4 in {here})")
+    want_gate, want_value = backward_formula(grad_out, gate, value)
+    for name, want in (("grad_gate", want_gate), ("grad_value", want_value)):
+        got = evidence[name]
+        expect_shape(got.shape, gate.shape, f"the gradient {name} from swiglu(...).backward()")
+        tol = tolerance(gate.dtype, evidence["interpreted"], want)
+        hint = ""
+        if bool(rounding_errors(got, want, **tol).any()):
+            if roughly(evidence["grad_gate"], want_value) and roughly(evidence["grad_value"], want_gate):
+                hint = ("the gradients come back swapped: SwiGLUFunction.backward returns them in the order of"
+                        f" forward's inputs, (grad_gate, grad_value) (TODO 4 in {here})")
+            else:
+                hint = "test_backward_float32 and test_backward_16bit check the kernel itself; fix those first"
+        expect_rounded(got, want, f"swiglu: {name} by autograd in {gate.dtype}", hint, **tol)
+
+
+@pytest.mark.points(2)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["float32", "bfloat16"])
+def test_autograd_gradients(target, gen, dtype, device):
+    shape = (3, 5, 41)
+    gate, value, grad_out = draw(gen, shape, dtype, GATE_SCALE), draw(gen, shape, dtype), draw(gen, shape, dtype)
+    evidence = target.probe(EXERCISE, "swiglu_autograd", gate=gate, value=value, grad_out=grad_out, device=device)
+    check_autograd(target, evidence, grad_out, gate, value)
+
+
+@pytest.mark.points(1)
+def test_autograd_sum_backward(target, gen, device):
+    # out.sum().backward() hands the backward a grad_out of ones with every stride 0.
+    shape = (4, 7, 19)
+    gate, value = draw(gen, shape, torch.float32, GATE_SCALE), draw(gen, shape, torch.float32)
+    evidence = target.probe(EXERCISE, "swiglu_autograd", gate=gate, value=value, device=device)
+    check_autograd(target, evidence, torch.ones(shape), gate, value)
+
+
+@pytest.mark.points(1)
+def test_gradcheck_float64(target, gen, device):
+    gate, value = draw(gen, (3, 7), torch.float64, GATE_SCALE), draw(gen, (3, 7), torch.float64)
+    evidence = target.probe(EXERCISE, "swiglu_gradcheck", gate=gate, value=value, device=device)
+    if not evidence["passed"]:
+        # "Jacobian mismatch for output 0 with respect to input 0, numerical:tensor(...)": keep the words
+        said = evidence["message"].split(", numerical")[0].split(". ")[0][:200]
+        said = said.replace("input 0", "input 0 (gate)").replace("input 1", "input 1 (value)")
+        fail(f"torch.autograd.gradcheck(swiglu, (gate, value)) in float64 failed: {said}."
+             " The backward kernel's gradients (TODO 2, returned by SwiGLUFunction.backward, TODO 4) must match"
+             " finite differences of the forward; float64 tensors are computed in COMPUTE_DTYPE (float64)")
+
+
+BAD_CALLS = [
+    ("forward: value's shape differs from gate's", "ValueError", ("gate", "value")),
+    ("forward: gate is an integer tensor", "TypeError", ("gate",)),
+    ("forward: value is an integer tensor", "TypeError", ("value",)),
+    ("backward: grad_out's shape differs from gate's", "ValueError", ("grad_out",)),
+    ("backward: grad_out is an integer tensor", "TypeError", ("grad_out",)),
+]
+
+
+@pytest.mark.points(1)
+def test_bad_arguments_named(target, device):
+    for case, exception, names in BAD_CALLS:
+        evidence = target.probe(EXERCISE, "swiglu_bad_arguments", case=case, device=device)
+        raised, message = evidence["raised"], evidence["message"]
+        if raised != exception or not any(name in message for name in names):
+            got = f"{raised}: {message}" if raised else "nothing was raised"
+            fail(f"{case}: expected a {exception} naming {' or '.join(names)}, got {got}. Keep the argument"
+                 " checks (_check_tensor, _check_same) at the top of swiglu_forward and swiglu_backward")
+
+
+# --------------------------------------------------------------------------- the FusedSwiGLU block
+
+CTOR = {"hidden_dim": HIDDEN, "intermediate_dim": INTERMEDIATE}
+
+
+def fused_where(target, method: str, todo: str) -> str:
+    return f"FusedSwiGLU.{method} ({todo} in {target.where(EXERCISE)})"
+
+
+@pytest.mark.points(1)
+def test_fused_layers(target):
+    described = target.probe(EXERCISE, "describe_block", cls_name="FusedSwiGLU", ctor=CTOR)
+    want = FUSED.layer_shapes(HIDDEN, INTERMEDIATE)
+    if described["param_shapes"] != want:
+        fail(f"{fused_where(target, '__init__', 'TODO 6')}: parameters {described['param_shapes']}, expected"
+             f" {want}: Wv and Wg map hidden_dim -> intermediate_dim, Wo maps back, all nn.Linear with bias")
+    if list(described["state_dict_keys"]) != list(want) and sorted(described["state_dict_keys"]) != sorted(want):
+        fail(f"{fused_where(target, '__init__', 'TODO 6')}: state_dict keys {described['state_dict_keys']},"
+             f" expected {list(want)}")
+
+
+def glu_reference(reference, gen, weights, x, **kwargs) -> dict:
+    """The exercise's GLU with activation_fn=nn.SiLU, from the reference, on the same weights."""
+    evidence, *_ = run(reference, BLOCKS["GLU"], gen, weights=weights, x=x, activation="silu", **kwargs)
+    return evidence
+
+
+@pytest.mark.points(2)
+@pytest.mark.parametrize("dtype,shape", [(torch.float64, (2, 3, 4, HIDDEN)), (torch.float32, (5, 7, HIDDEN))],
+                         ids=["float64-4d", "float32-3d"])
+def test_fused_matches_glu(target, reference, gen, dtype, shape, device):
+    got, weights, x, _ = run(target, FUSED, gen, shape=shape, dtype=dtype, device=device)
+    want = glu_reference(reference, gen, weights, x.double())
+    what = f"{fused_where(target, 'forward', 'TODO 7')} against GLU(activation_fn=nn.SiLU) with the same weights"
+    out = got["out"]
+    expect_shape(out.shape, shape, what, "the block maps (..., hidden_dim) to (..., hidden_dim)")
+    if out.dtype != dtype:
+        fail(f"{what}: {dtype} input gave {out.dtype} output")
+    # float32: the block's matrix products round too; 1e-5 is far below any wrong wiring.
+    rtol, atol = (1e-9, 1e-10) if dtype == torch.float64 else (1e-5, 1e-5)
+    hint = "Wo(swiglu(Wg(x), Wv(x))): gate from Wg, value from Wv"
+    if dtype == torch.float64 and is_close(out.double(), want["out"], 1e-5, 1e-5):
+        hint = ("off by about float32 precision: float64 tensors must be computed in COMPUTE_DTYPE"
+                " (float64), not tl.float32")
+    expect_close(out.double(), want["out"], what, hint, rtol=rtol, atol=atol)
+
+
+@pytest.mark.points(2)
+def test_fused_gradients(target, reference, gen, device):
+    got, weights, x, _ = run(target, FUSED, gen, backward=True, device=device)
+    want = glu_reference(reference, gen, weights, x, backward=True, grad_out=got["grad_out"])
+    where = fused_where(target, "forward", "TODO 7")
+    if got["grad_x"] is None:
+        fail(f"{where}: no gradient reached the input x: swiglu must be differentiable (SwiGLUFunction, TODO 3-5)")
+    expect_close(got["grad_x"], want["grad_x"], f"{where}: gradient with respect to the input x",
+                 "test_autograd_gradients checks swiglu's gradients on their own")
+    for name, grad in want["grads"].items():
+        if got["grads"].get(name) is None:
+            fail(f"{where}: no gradient reached {name}")
+        expect_close(got["grads"][name], grad, f"{where}: gradient of {name}")
+
+
+@pytest.mark.points(1)
+def test_fused_dtype_kept(target, gen, device):
+    got, *_ = run(target, FUSED, gen, dtype=torch.bfloat16, device=device)
+    if got["out"].dtype != torch.bfloat16:
+        fail(f"{fused_where(target, 'forward', 'TODO 7')} turned bfloat16 input (with a bfloat16 block) into"
+             f" {got['out'].dtype} output")
+
+
+@pytest.mark.points(1)
+def test_fused_uses_kernels(target, gen, device):
+    x = draw(gen, (3, 5, HIDDEN), torch.float32)
+    evidence = target.probe(EXERCISE, "fused_block_kernels", cls_name="FusedSwiGLU", ctor=CTOR, x=x, device=device)
+    expect_kernels_launched(target, evidence, "forward", stage="FusedSwiGLU.forward",
+                            todo=f"call swiglu(Wg(x), Wv(x)): TODO 7 in {target.where(EXERCISE)}")
+    if evidence["requires_grad"]:
+        expect_kernels_launched(target, evidence, "backward", stage="FusedSwiGLU's backward pass",
+                                todo="through swiglu and SwiGLUFunction")
+
+
+@pytest.mark.points(1)
+def test_fused_dropout_off_unless_training(target, reference, gen, device):
+    got, weights, x, _ = run(target, FUSED, gen, shape=DROPOUT_SHAPE, dropout=P, train=False, device=device)
+    clean = glu_reference(reference, gen, weights, x)["out"]
+    expect_close(got["out"], clean, f"{fused_where(target, 'forward', 'TODO 7')} in eval mode with dropout={P}",
+                 "dropout does nothing in eval mode: apply the nn.Dropout made in __init__ (TODO 6)")
+    got, *_ = run(target, FUSED, gen, dropout=0.0, train=True, weights=weights, x=x, device=device)
+    expect_close(got["out"], clean, f"{fused_where(target, 'forward', 'TODO 7')} in training mode with dropout=0.0",
+                 "create the dropout module with the rate `dropout`: nn.Dropout(dropout) (TODO 6)")
+
+
+def fused_dropout(target, reference, gen, device) -> tuple[torch.Tensor, torch.Tensor]:
+    got, weights, x, _ = run(target, FUSED, gen, shape=DROPOUT_SHAPE, dropout=P, train=True, device=device)
+    return got["out"], glu_reference(reference, gen, weights, x)["out"]
+
+
+@pytest.mark.points(1)
+def test_fused_dropout_share_of_zeros(target, reference, gen, device):
+    out, clean = fused_dropout(target, reference, gen, device)
+    expect_shape(out.shape, clean.shape, "FusedSwiGLU.forward in training mode")
+    share = (out == 0).double().mean().item()
+    bound = 6 * math.sqrt(P * (1 - P) / out.numel())  # six standard deviations, as in test_mlp
+    if abs(share - P) > bound:
+        fail(f"{fused_where(target, 'forward', 'TODO 7')} with dropout={P} in training mode: {share:.3f} of the"
+             f" outputs are exactly zero, expected {P} +- {bound:.3f}: dropout(Wo(...)) is the last step, with"
+             " rate `dropout` passed unchanged to nn.Dropout (TODO 6)")
+
+
+@pytest.mark.points(1)
+def test_fused_dropout_kept_scaled(target, reference, gen, device):
+    out, clean = fused_dropout(target, reference, gen, device)
+    expect_shape(out.shape, clean.shape, "FusedSwiGLU.forward in training mode")
+    kept = out != 0
+    if bool(kept.all()):
+        fail(f"{fused_where(target, 'forward', 'TODO 7')} with dropout={P} dropped no outputs in training mode:"
+             " apply the nn.Dropout made in __init__ (TODO 6) last")
+    expect_close(out[kept], clean[kept] / (1 - P),
+                 f"{fused_where(target, 'forward', 'TODO 7')}: kept outputs in training mode with dropout={P}",
+                 "each kept output equals the eval-mode output divided by (1 - p): is dropout the last step?")
