@@ -13,10 +13,14 @@ import torch
 from torch import nn
 
 from grader.probes import ACTIVATIONS
-from tests.checks import BLOCKS, Block, diagnose, expect_close, expect_shape, fail, is_close, random_weights
+from tests.checks import (BLOCKS, Block, diagnose, expect_close, expect_shape, explain_error, fail, is_close,
+                          random_weights)
+from tests.seam import format_error
 
 HIDDEN, INTERMEDIATE = 8, 12  # different, so a transposed layer cannot go unnoticed
 CTOR = {"hidden_dim": HIDDEN, "intermediate_dim": INTERMEDIATE}
+DROPOUT_SHAPE = (64, 32, HIDDEN)  # 16k outputs: the share of zeros is known to within a few 0.01
+P = 0.3  # the dropout rate of the training-mode tests
 
 BLOCK_PARAMS = [pytest.param(BLOCKS["MLP"], marks=pytest.mark.mlp, id="MLP"),
                 pytest.param(BLOCKS["GLU"], marks=pytest.mark.glu, id="GLU")]
@@ -31,21 +35,37 @@ def run(target, block: Block, gen, shape=(2, 3, HIDDEN), activation=None, dropou
     x = x if x is not None else (torch.randn(shape, generator=gen, dtype=torch.float64) * 1.5).to(dtype)
     if backward and grad_out is None:
         grad_out = torch.randn(x.shape, generator=gen, dtype=torch.float64).to(dtype)
-    evidence = target.probe(block.exercise, "run_block", cls_name=block.name, ctor=ctor,
-                            state_dict=weights, x=x, train=train, grad_out=grad_out, device=device)
+    # The code under test gets its own copies: in-process, an in-place x += ... would otherwise
+    # change the input the reference is then run on, and the comparison would show garbage.
+    evidence = probe(target, block, "run_block", ctor=ctor, state_dict=weights, x=x.clone(), train=train,
+                     grad_out=None if grad_out is None else grad_out.clone(), device=device)
     evidence["grad_out"] = grad_out
     return evidence, weights, x, ctor
+
+
+def probe(target, block: Block, probe_name: str, **kwargs) -> dict:
+    """Target.probe, with a hint added when the code under test raises a known kind of error."""
+    evidence = target.evidence(block.exercise, probe_name, cls_name=block.name, **kwargs)
+    if "error" in evidence:
+        hint = explain_error(block, evidence["error"])
+        fail(format_error(evidence["error"]) + (f"; {hint}" if hint else ""))
+    return evidence
 
 
 def where(target, block: Block, todo: str, method: str) -> str:
     return f"{block.name}.{method} ({todo} in {target.where(block.exercise)})"
 
 
+def forward_where(target, block: Block) -> str:
+    return where(target, block, block.forward_todo, "forward")
+
+
 # ------------------------------------------------------------------------------ construction
 
 @pytest.mark.points(1)
 def test_layer_names(target, block):
-    got = target.probe(block.exercise, "describe_block", cls_name=block.name, ctor=CTOR)["state_dict_keys"]
+    described = probe(target, block, "describe_block", ctor=CTOR)
+    got = described["state_dict_keys"]
     want = list(block.layer_shapes(HIDDEN, INTERMEDIATE))
     missing = [k for k in want if k not in got]
     extra = [k for k in got if k not in want]
@@ -54,43 +74,58 @@ def test_layer_names(target, block):
         hint = f"create {layers} as nn.Linear layers with bias=True"
         if any(k.endswith(".bias") for k in missing) and not any(k.endswith(".weight") for k in missing):
             hint = "the linear layers need biases: nn.Linear(..., bias=True), which is the default"
+        fused = [k for k in extra if described["param_shapes"].get(k) == [2 * INTERMEDIATE, HIDDEN]]
+        if block.name == "GLU" and "Wv.weight" in missing and "Wg.weight" in missing and fused:
+            hint = (f"{fused[0]} fuses the gate and value projections into one nn.Linear(hidden_dim,"
+                    " 2 * intermediate_dim); the interface needs them as two layers, self.Wg for the gate"
+                    " and self.Wv for the value")
+        elif extra and not missing:
+            hint = (f"only {layers} may hold parameters; the extra ones belong outside the block"
+                    " (the transformer layer owns the LayerNorm and the residual connection)")
         fail(f"{where(target, block, block.init_todo, '__init__')}: state_dict keys missing {missing},"
              f" unexpected {extra}; {hint}")
 
 
 @pytest.mark.points(1)
 def test_parameter_shapes(target, block):
-    got = target.probe(block.exercise, "describe_block", cls_name=block.name, ctor=CTOR)["param_shapes"]
+    got = probe(target, block, "describe_block", ctor=CTOR)["param_shapes"]
     for name, shape in block.layer_shapes(HIDDEN, INTERMEDIATE).items():
         layer = name.split(".")[0]
         d_in, d_out = block.layers[layer]
         if name not in got:
             fail(f"{where(target, block, block.init_todo, '__init__')}: no parameter {name}")
-        expect_shape(got[name], shape, f"{block.name}.{name} with hidden_dim={HIDDEN}, "
-                     f"intermediate_dim={INTERMEDIATE}",
+        swapped = " (the two sizes are swapped)" if len(shape) == 2 and got[name] == shape[::-1] else ""
+        expect_shape(got[name], shape, f"{where(target, block, block.init_todo, '__init__')}: {name} with"
+                     f" hidden_dim={HIDDEN}, intermediate_dim={INTERMEDIATE}",
                      f"{layer} maps {d_in}_dim -> {d_out}_dim: nn.Linear({d_in}_dim, {d_out}_dim), whose "
-                     "weight is stored as (out_features, in_features)")
+                     f"weight is stored as (out_features, in_features){swapped}")
 
 
 @pytest.mark.points(1)
 def test_parameter_count(target, block):
-    got = target.probe(block.exercise, "describe_block", cls_name=block.name, ctor=CTOR)["param_count"]
+    got = probe(target, block, "describe_block", ctor=CTOR)["param_count"]
     want = block.count(HIDDEN, INTERMEDIATE)
     if got != want:
-        fail(f"{block.name}(hidden_dim={HIDDEN}, intermediate_dim={INTERMEDIATE}) has {got} parameters,"
+        fail(f"{where(target, block, block.init_todo, '__init__')}: {block.name}(hidden_dim={HIDDEN},"
+             f" intermediate_dim={INTERMEDIATE}) has {got} parameters,"
              f" expected {block.count_formula} = {want}: one weight matrix per layer plus a bias each,"
              " and nothing else with parameters")
 
 
 # ---------------------------------------------------------------------------------- forward
 
+LEADING_DIMS_HINT = ("The block acts on the last dimension only; any number of leading dimensions must "
+                     "pass through (nn.Linear broadcasts; don't unpack x.shape into a fixed count, and if "
+                     "you flatten, reshape back to x.shape)")
+DTYPE_HINT = "don't cast with .float() / .to(torch.float32) or make new tensors with a fixed dtype"
+
+
 @pytest.mark.points(1)
 @pytest.mark.parametrize("shape", [(5, HIDDEN), (2, 3, HIDDEN), (2, 3, 4, HIDDEN)], ids=["2d", "3d", "4d"])
 def test_output_shape(target, block, gen, shape, device):
     evidence, *_ = run(target, block, gen, shape=shape, device=device)
-    expect_shape(evidence["out"].shape, shape, f"{block.name}.forward on input of shape {shape}",
-                 "The block acts on the last dimension only; any number of leading dimensions must "
-                 "pass through (nn.Linear broadcasts; don't unpack x.shape into a fixed count)")
+    expect_shape(evidence["out"].shape, shape, f"{forward_where(target, block)} on input of shape {shape}",
+                 LEADING_DIMS_HINT)
 
 
 @pytest.mark.points(1)
@@ -99,16 +134,29 @@ def test_dtype_kept(target, block, gen, dtype, device):
     evidence, *_ = run(target, block, gen, dtype=dtype, device=device)
     got = evidence["out"].dtype
     if got != dtype:
-        fail(f"{block.name}.forward turned {dtype} input (with a {dtype} block) into {got} output: don't"
-             " cast with .float() / .to(torch.float32) or make new tensors with a fixed dtype")
+        fail(f"{forward_where(target, block)} turned {dtype} input (with a {dtype} block) into {got} output:"
+             f" {DTYPE_HINT}")
+    # Training mode too: a hand-made dropout mask with a fixed dtype (.float()) promotes the output there only.
+    evidence, *_ = run(target, block, gen, dtype=dtype, dropout=P, train=True, device=device)
+    got = evidence["out"].dtype
+    if got != dtype:
+        fail(f"{forward_where(target, block)} in training mode with dropout={P} turned {dtype} input into {got}"
+             " output: make the dropout mask in the output's dtype (torch.rand_like(y) or nn.Dropout),"
+             " not with .float()")
 
 
 @pytest.mark.points(1)
 def test_input_unmodified(target, block, gen, device):
-    evidence, *_ = run(target, block, gen, device=device)
-    if not torch.equal(evidence["x_after"], evidence["x_before"]):
-        fail(f"{block.name}.forward changed its input x in place: {evidence['x_after'].ne(evidence['x_before']).sum()}"
-             " elements differ after the call. Avoid x += ..., x.mul_(...), or an in-place activation on x")
+    # Eval mode and training mode with dropout: an in-place dropout on x only bites in training.
+    for train, dropout in ((False, None), (True, P)):
+        evidence, *_ = run(target, block, gen, dropout=dropout, train=train, device=device)
+        before, after = evidence["x_before"], evidence["x_after"]
+        if not torch.equal(after, before):
+            mode = f"in training mode with dropout={P}" if train else "in eval mode"
+            how = (f"{after.ne(before).sum()} elements differ after the call" if after.shape == before.shape
+                   else f"its shape changed from {tuple(before.shape)} to {tuple(after.shape)}")
+            fail(f"{forward_where(target, block)} changed its input x in place {mode}: {how}. Avoid x += ...,"
+                 " x.mul_(...), x.copy_(...), or an in-place activation or dropout on x")
 
 
 @pytest.mark.points(2)
@@ -120,10 +168,18 @@ def test_parity_with_reference(target, reference, block, gen, activation, device
     got, weights, x, ctor = run(target, block, gen, shape=shape, activation=activation, device=device)
     want, *_ = run(reference, block, gen, weights=weights, x=x, activation=activation)
     act = ACTIVATIONS[activation]() if activation else nn.GELU()
-    what = f"{block.name}.forward with activation_fn={activation or 'default (nn.GELU)'}"
-    if got["out"].shape == want["out"].shape and not is_close(got["out"], want["out"], 1e-9, 1e-10):
-        expect_close(got["out"], want["out"], what, diagnose(block, weights, x, got["out"], act, activation))
-    expect_close(got["out"], want["out"], what)
+    what = f"{forward_where(target, block)} with activation_fn={activation or 'default (nn.GELU)'}"
+    out, ref = got["out"], want["out"]
+    if out.shape != ref.shape:
+        hint = (LEADING_DIMS_HINT if out.shape[-1:] == ref.shape[-1:] else
+                "the output's last dimension must be hidden_dim: Wo maps intermediate_dim back to hidden_dim")
+    elif out.dtype != ref.dtype:
+        hint = DTYPE_HINT
+    elif not is_close(out, ref, 1e-9, 1e-10):
+        hint = diagnose(block, weights, x, out, act, activation)
+    else:
+        hint = ""
+    expect_close(out, ref, what, hint)
 
 
 @pytest.mark.points(2)
@@ -133,72 +189,139 @@ def test_gradients(target, reference, block, gen, device):
     detached = ("no gradient reached {name}: something in forward cuts the graph (.detach(), .data,"
                 " torch.no_grad(), or a tensor rebuilt from values)")
     if got["grad_x"] is None:
-        fail(f"{block.name}.forward: " + detached.format(name="the input x"))
-    expect_close(got["grad_x"], want["grad_x"], f"{block.name}: gradient with respect to the input x",
-                 "if the forward output matches, look for an op that is not differentiable as written")
+        fail(f"{forward_where(target, block)}: " + detached.format(name="the input x"))
+    # Every missing gradient before any wrong value: "no gradient reached Wg.weight" says more
+    # than "the gradient of x differs".
+    cut = [name for name in want["grads"] if got["grads"].get(name) is None]
+    if cut:
+        fail(f"{forward_where(target, block)}: " + detached.format(name=", ".join(cut)))
+    if is_close(got["out"], want["out"], 1e-9, 1e-10):
+        hint = "the forward output matches, so look for an op that is not differentiable as written"
+    else:
+        hint = ("the forward output already differs from the reference (test_parity_with_reference and"
+                " test_dtype_kept say how); fix that first")
+    fw = forward_where(target, block)
+    expect_close(got["grad_x"], want["grad_x"], f"{fw}: gradient with respect to the input x", hint)
     for name, grad in want["grads"].items():
-        if got["grads"].get(name) is None:
-            fail(f"{block.name}.forward: " + detached.format(name=name))
-        expect_close(got["grads"][name], grad, f"{block.name}: gradient of {name}")
+        expect_close(got["grads"][name], grad, f"{fw}: gradient of {name}", hint)
 
 
 # ---------------------------------------------------------------------------------- dropout
 
-DROPOUT_SHAPE = (64, 32, HIDDEN)  # 16k outputs: the share of zeros is known to within a few 0.01
-P = 0.3
+def dropout_run(target, reference, block, gen, device):
+    got, weights, x, _ = run(target, block, gen, shape=DROPOUT_SHAPE, dropout=P, train=True, device=device)
+    clean, *_ = run(reference, block, gen, weights=weights, x=x, dropout=P, train=False)
+    return got["out"], clean["out"], weights, x
+
+
+def own_output(target, block, weights, x, device, dropout, train=False) -> torch.Tensor:
+    """The output of the code under test itself, to tell a dropout mistake from a forward mistake."""
+    evidence, *_ = run(target, block, None, weights=weights, x=x, dropout=dropout, train=train, device=device)
+    return evidence["out"]
+
+
+def forward_differs(block, weights, x, own) -> str:
+    if own.dtype != x.dtype:
+        why = f"it is {own.dtype}, not {x.dtype}: {DTYPE_HINT}"
+    else:
+        why = diagnose(block, weights, x, own, nn.GELU(), None)
+    return f"dropout is not what differs: without dropout the output differs from the reference too ({why})"
 
 
 @pytest.mark.points(1)
 def test_dropout_off_in_eval_mode(target, reference, block, gen, device):
     got, weights, x, _ = run(target, block, gen, shape=DROPOUT_SHAPE, dropout=P, train=False, device=device)
     want, *_ = run(reference, block, gen, weights=weights, x=x, dropout=P, train=False)
-    expect_close(got["out"], want["out"], f"{block.name}.forward in eval mode with dropout={P}",
-                 "dropout must do nothing in eval mode: use nn.Dropout, or F.dropout(..., training=self.training)")
+    hint = ""
+    if not is_close(got["out"], want["out"], 1e-9, 1e-10):
+        without = own_output(target, block, weights, x, device, dropout=0.0)
+        if is_close(got["out"], without, 1e-9, 1e-10):
+            hint = forward_differs(block, weights, x, without)
+        else:
+            hint = ("dropout must do nothing in eval mode: apply the nn.Dropout module made in __init__"
+                    f" ({block.init_todo}), or F.dropout(..., training=self.training); training=True, or an"
+                    " nn.Dropout built inside forward, keeps dropping after model.eval()")
+    expect_close(got["out"], want["out"], f"{forward_where(target, block)} in eval mode with dropout={P}", hint)
 
 
 @pytest.mark.points(1)
 def test_dropout_zero_changes_nothing_in_training(target, reference, block, gen, device):
     got, weights, x, _ = run(target, block, gen, shape=DROPOUT_SHAPE, dropout=0.0, train=True, device=device)
     want, *_ = run(reference, block, gen, weights=weights, x=x, dropout=0.0, train=False)
-    expect_close(got["out"], want["out"], f"{block.name}.forward in training mode with dropout=0.0",
-                 "with dropout=0.0 the training-mode output equals the eval-mode output")
-
-
-def dropout_run(target, reference, block, gen, device):
-    got, weights, x, _ = run(target, block, gen, shape=DROPOUT_SHAPE, dropout=P, train=True, device=device)
-    clean, *_ = run(reference, block, gen, weights=weights, x=x, dropout=P, train=False)
-    return got["out"], clean["out"]
+    out = got["out"]
+    hint = ""
+    if not is_close(out, want["out"], 1e-9, 1e-10):
+        share = (out == 0).double().mean().item()
+        without = own_output(target, block, weights, x, device, dropout=0.0)
+        if is_close(out, without, 1e-9, 1e-10):
+            hint = forward_differs(block, weights, x, without)
+        elif share > 0.99:
+            hint = ("every output is zero: the dropout module got 1 - dropout, but its rate is the share"
+                    f" dropped, so pass `dropout` itself: nn.Dropout(dropout) in __init__ ({block.init_todo})")
+        elif share > 0.01:
+            hint = (f"{share:.2f} of the outputs are zero although dropout=0.0: the dropout module does not"
+                    " get the `dropout` argument (nn.Dropout() drops 0.5 by default); create it as"
+                    f" nn.Dropout(dropout) in __init__ ({block.init_todo})")
+        else:
+            hint = "with dropout=0.0 the training-mode output equals the eval-mode output"
+    expect_close(out, want["out"], f"{forward_where(target, block)} in training mode with dropout=0.0", hint)
 
 
 @pytest.mark.points(2)
 def test_dropout_share_of_zeros(target, reference, block, gen, device):
-    out, clean = dropout_run(target, reference, block, gen, device)
-    expect_shape(out.shape, clean.shape, f"{block.name}.forward in training mode")
+    out, clean, weights, x = dropout_run(target, reference, block, gen, device)
+    fw = forward_where(target, block)
+    expect_shape(out.shape, clean.shape, f"{fw} in training mode")
     n = out.numel()
     share = (out == 0).double().mean().item()
     bound = 6 * math.sqrt(P * (1 - P) / n)  # six standard deviations of a binomial share
     if abs(share - P) <= bound:
         return
     if share == 0 and is_close(out, clean, 1e-9, 1e-10):
-        fail(f"{block.name}.forward with dropout={P} in training mode changed nothing: create the dropout"
+        fail(f"{fw} with dropout={P} in training mode changed nothing: create the dropout"
              f" module with rate `dropout` in __init__ ({block.init_todo}) and apply it last in forward")
+    # x + dropout(y) has no zeros, but out - x has exactly the dropped ones.
+    if abs(((out - x) == 0).double().mean().item() - P) <= bound:
+        fail(f"{fw} with dropout={P}: out - x has the expected share of zeros, so the block adds its input x"
+             " after dropout: the residual connection belongs outside the block; dropout(Wo(...)) is the"
+             " whole output")
     if share < P / 10 and not is_close(out, clean, 1e-9, 1e-10):
-        fail(f"{block.name}.forward with dropout={P}: the output changed but has almost no exact zeros"
-             f" ({share:.3f}): dropout is applied before Wo; it belongs after Wo, on the block's output")
-    fail(f"{block.name}.forward with dropout={P}: {share:.3f} of the outputs are exactly zero, expected"
+        fail(f"{fw} with dropout={P}: the output changed but has almost no exact zeros ({share:.3f}):"
+             " dropout is applied earlier in the block (to x or to the hidden activations, before Wo);"
+             " it belongs after Wo, on the block's output")
+    if abs(share - (1 - P)) <= bound:
+        fail(f"{fw} with dropout={P}: {share:.3f} of the outputs are exactly zero, that is 1 - p: the rate"
+             f" is the share dropped, not kept; pass it unchanged, nn.Dropout(dropout) ({block.init_todo})")
+    if abs(share - 0.5) <= bound:
+        fail(f"{fw} with dropout={P}: {share:.3f} of the outputs are exactly zero, as with nn.Dropout()'s"
+             f" default rate 0.5: pass the rate, nn.Dropout(dropout), in __init__ ({block.init_todo})")
+    fail(f"{fw} with dropout={P}: {share:.3f} of the outputs are exactly zero, expected"
          f" {P} +- {bound:.3f}; is the rate passed through unchanged (p is the share dropped, not kept)?")
 
 
 @pytest.mark.points(2)
 def test_dropout_kept_outputs_scaled(target, reference, block, gen, device):
-    out, clean = dropout_run(target, reference, block, gen, device)
-    expect_shape(out.shape, clean.shape, f"{block.name}.forward in training mode")
+    out, clean, weights, x = dropout_run(target, reference, block, gen, device)
+    fw = forward_where(target, block)
+    expect_shape(out.shape, clean.shape, f"{fw} in training mode")
     kept = out != 0
     if kept.all():
-        fail(f"{block.name}.forward with dropout={P} dropped no outputs; test_dropout_share_of_zeros says why")
+        fail(f"{fw} with dropout={P} dropped no outputs; test_dropout_share_of_zeros says why")
     scaled = clean[kept] / (1 - P)
     if is_close(out[kept], clean[kept], 1e-9, 1e-10):
-        fail(f"{block.name}.forward with dropout={P}: kept outputs equal the eval output, but training-mode"
+        fail(f"{fw} with dropout={P}: kept outputs equal the eval output, but training-mode"
              f" dropout scales them by 1/(1-p) = {1 / (1 - P):.4f} so the expected value is unchanged")
-    expect_close(out[kept], scaled, f"{block.name}.forward: kept outputs in training mode with dropout={P}",
-                 "each kept output must equal the eval-mode output divided by (1 - p); is dropout the last step?")
+    hint = "each kept output must equal the eval-mode output divided by (1 - p); is dropout the last step?"
+    if out.dtype != clean.dtype:
+        hint = f"{DTYPE_HINT} (test_dtype_kept)"
+    elif not is_close(out[kept], scaled, 1e-9, 1e-10):
+        own = own_output(target, block, weights, x, device, dropout=P)
+        ratio = (out[kept] / clean[kept]).median().item()
+        if is_close(out[kept], own[kept] / (1 - P), 1e-9, 1e-10):
+            hint = forward_differs(block, weights, x, own)
+        elif ratio > 1 and is_close(out[kept], clean[kept] * ratio, 1e-9, 1e-10):
+            # kept outputs all scaled by one wrong factor 1/(1-q): the mask used rate q, not p
+            hint = (f"they are scaled by {ratio:.4f} = 1/(1 - {1 - 1 / ratio:.2f}) instead of 1/(1 - p) ="
+                    f" {1 / (1 - P):.4f}: the dropout module uses another rate than `dropout`; create it as"
+                    f" nn.Dropout(dropout) in __init__ ({block.init_todo})")
+    expect_close(out[kept], scaled, f"{fw}: kept outputs in training mode with dropout={P}", hint)
