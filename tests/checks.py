@@ -56,7 +56,10 @@ def expect_close(
     if got.dtype != want.dtype:
         fail(f"{what}: dtype {got.dtype}, expected {want.dtype}. {hint}".rstrip())
     if not is_close(got, want, rtol, atol):
-        fail(f"{what} differs from the reference: {describe_mismatch(got, want)}. {hint}".rstrip())
+        # The hint first: it is what a stuck student acts on; the numbers back it up.
+        detail = describe_mismatch(got, want)
+        fail(f"{what} differs from the reference: {hint} [{detail}]" if hint
+             else f"{what} differs from the reference: {detail}")
 
 
 # --------------------------------------------------------------------------------- the blocks
