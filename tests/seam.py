@@ -10,6 +10,12 @@ Which code the suites grade is decided here and nowhere else:
 Pick one with ``pytest --target reference`` or ``EXERCISE_TARGET=reference``. Tests never import
 code under test themselves: they ask a ``Target`` to run a probe (``grader/probes.py``) and get
 evidence back. The reference used for comparison always runs in this process.
+
+Where the code under test runs is decided here too (``make_backend``): with ``sandbox:`` every
+exercise runs in a sandboxed child (``grader/sandbox.py``); otherwise ``mlp_block`` runs in this
+process (fast), and the exercises in ``ISOLATED_EXERCISES`` run in a plain child process, because a
+Triton kernel writing out of bounds under the interpreter can corrupt the heap and would take the
+whole test run down with it. In a child, a crash or a hang becomes one failing test.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 TARGET_ENV = "EXERCISE_TARGET"
 DEFAULT_TARGET = "exercises"
 SANDBOX_PREFIX = "sandbox:"
+ISOLATED_EXERCISES = frozenset({"triton_swiglu"})
 
 
 def exercise_file(target: str, exercise: str) -> Path:
@@ -38,6 +45,12 @@ def exercise_file(target: str, exercise: str) -> Path:
     if (folder / "exercises").is_dir():  # a whole checkout rather than a folder of exercise files
         folder = folder / "exercises"
     return folder / f"{exercise}.py"
+
+
+def module_name(target: str, exercise: str) -> str:
+    # The reference and the student's file share a module name on purpose: a file that imports its
+    # sibling (or pickles a class) sees the same name either way.
+    return f"_target_{'reference' if target == 'reference' else 'exercise'}_{exercise}"
 
 
 def display_path(path: Path) -> str:
@@ -60,9 +73,7 @@ class LocalBackend:
     def _module(self, exercise: str) -> ModuleType | BaseException:
         if exercise not in self._modules:
             path = exercise_file(self.target, exercise)
-            # The reference and the student's file share a module name on purpose: a file that
-            # imports its sibling (or pickles a class) sees the same name either way.
-            name = f"_target_{'reference' if self.target == 'reference' else 'exercise'}_{exercise}"
+            name = module_name(self.target, exercise)
             try:
                 if not path.is_file():
                     raise FileNotFoundError(f"no file {display_path(path)}")
@@ -75,12 +86,41 @@ class LocalBackend:
         return probes.call(self._module(exercise), self.describe(exercise), probe_name, **kwargs)
 
 
+class IsolatingBackend:
+    """A local target: ``ISOLATED_EXERCISES`` in a child process, everything else in this one."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.local = LocalBackend(target)
+        self._child = None  # started on the first call of an isolated exercise, not before
+
+    def _backend(self, exercise: str):
+        if exercise not in ISOLATED_EXERCISES:
+            return self.local
+        if self._child is None:
+            from grader.sandbox import ChildBackend
+
+            self._child = ChildBackend(
+                exercise_file(self.target, exercise).parent, sandbox=False,
+                locate=lambda ex: exercise_file(self.target, ex),
+                describe=lambda ex: display_path(exercise_file(self.target, ex)),
+                module_name=lambda ex: module_name(self.target, ex))
+        return self._child
+
+    def describe(self, exercise: str) -> str:
+        return self.local.describe(exercise)
+
+    def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
+        return self._backend(exercise).call(exercise, probe_name, **kwargs)
+
+
 def make_backend(target: str):
+    """The backend for ``--target``: the one place that decides where code under test runs."""
     if target.startswith(SANDBOX_PREFIX):
         from grader.sandbox import SandboxBackend  # only the grader's own process gets here
 
         return SandboxBackend(target[len(SANDBOX_PREFIX):])
-    return LocalBackend(target)
+    return IsolatingBackend(target)
 
 
 def format_error(error: dict) -> str:
@@ -91,7 +131,11 @@ def format_error(error: dict) -> str:
         where = f" ({error['where']})" if error.get("where") else ""
         return f"could not {error['stage']}: {error['type']}: {error['message']}{where}"
     where = f" at {error['where']}" if error.get("where") else ""
-    return f"{error['stage']} raised {error['type']}: {error['message']}{where}"
+    hint = ""
+    if error["stage"].endswith(".load_state_dict"):
+        hint = (" (the tests load their own weights into your layers by name and shape:"
+                " test_layer_names and test_parameter_shapes say what differs)")
+    return f"{error['stage']} raised {error['type']}: {error['message']}{where}{hint}"
 
 
 class Target:

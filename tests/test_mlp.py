@@ -52,6 +52,22 @@ def probe(target, block: Block, probe_name: str, **kwargs) -> dict:
     return evidence
 
 
+def expect_block_output(evidence: dict, reference, block: Block, gen, weights: dict, x: torch.Tensor,
+                        what: str) -> None:
+    """A property test counts only when the output it looked at is the block's output.
+
+    The right shape, dtype or untouched input says nothing on its own: a placeholder forward (zeros of
+    the right shape), or code that fakes its evidence, has them too. The values are what cannot be
+    had without computing the block. Loose enough for any correct 16-bit rounding; exactness is
+    test_parity_with_reference's job.
+    """
+    want, *_ = run(reference, block, gen, weights=weights, x=x)
+    out, ref = evidence["out"].double(), want["out"].double()
+    if out.shape != ref.shape or not torch.allclose(out, ref, rtol=0.05, atol=0.05 * ref.abs().max().item()):
+        fail(f"{what}: that part is right, but the output is not the block's output yet, so this test does"
+             f" not count; test_parity_with_reference[default-{block.name}] says what differs")
+
+
 def where(target, block: Block, todo: str, method: str) -> str:
     return f"{block.name}.{method} ({todo} in {target.where(block.exercise)})"
 
@@ -122,20 +138,23 @@ DTYPE_HINT = "don't cast with .float() / .to(torch.float32) or make new tensors 
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("shape", [(5, HIDDEN), (2, 3, HIDDEN), (2, 3, 4, HIDDEN)], ids=["2d", "3d", "4d"])
-def test_output_shape(target, block, gen, shape, device):
-    evidence, *_ = run(target, block, gen, shape=shape, device=device)
-    expect_shape(evidence["out"].shape, shape, f"{forward_where(target, block)} on input of shape {shape}",
-                 LEADING_DIMS_HINT)
+def test_output_shape(target, reference, block, gen, shape, device):
+    evidence, weights, x, _ = run(target, block, gen, shape=shape, device=device)
+    what = f"{forward_where(target, block)} on input of shape {shape}"
+    expect_shape(evidence["out"].shape, shape, what, LEADING_DIMS_HINT)
+    expect_block_output(evidence, reference, block, gen, weights, x, f"{what}: the output shape")
 
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("dtype", [torch.float64, torch.bfloat16], ids=["float64", "bfloat16"])
-def test_dtype_kept(target, block, gen, dtype, device):
-    evidence, *_ = run(target, block, gen, dtype=dtype, device=device)
+def test_dtype_kept(target, reference, block, gen, dtype, device):
+    evidence, weights, x, _ = run(target, block, gen, dtype=dtype, device=device)
     got = evidence["out"].dtype
     if got != dtype:
         fail(f"{forward_where(target, block)} turned {dtype} input (with a {dtype} block) into {got} output:"
              f" {DTYPE_HINT}")
+    expect_block_output(evidence, reference, block, gen, weights, x,
+                        f"{forward_where(target, block)} with {dtype}: the output dtype")
     # Training mode too: a hand-made dropout mask with a fixed dtype (.float()) promotes the output there only.
     evidence, *_ = run(target, block, gen, dtype=dtype, dropout=P, train=True, device=device)
     got = evidence["out"].dtype
@@ -146,10 +165,10 @@ def test_dtype_kept(target, block, gen, dtype, device):
 
 
 @pytest.mark.points(1)
-def test_input_unmodified(target, block, gen, device):
+def test_input_unmodified(target, reference, block, gen, device):
     # Eval mode and training mode with dropout: an in-place dropout on x only bites in training.
     for train, dropout in ((False, None), (True, P)):
-        evidence, *_ = run(target, block, gen, dropout=dropout, train=train, device=device)
+        evidence, weights, x, _ = run(target, block, gen, dropout=dropout, train=train, device=device)
         before, after = evidence["x_before"], evidence["x_after"]
         if not torch.equal(after, before):
             mode = f"in training mode with dropout={P}" if train else "in eval mode"
@@ -157,6 +176,9 @@ def test_input_unmodified(target, block, gen, device):
                    else f"its shape changed from {tuple(before.shape)} to {tuple(after.shape)}")
             fail(f"{forward_where(target, block)} changed its input x in place {mode}: {how}. Avoid x += ...,"
                  " x.mul_(...), x.copy_(...), or an in-place activation or dropout on x")
+        if not train:
+            expect_block_output(evidence, reference, block, gen, weights, x,
+                                f"{forward_where(target, block)}: the input x is left unmodified")
 
 
 @pytest.mark.points(2)

@@ -1,0 +1,83 @@
+"""``python -m grader --gradescope-bundle autograder.zip``: the grader as a Gradescope autograder.
+
+The zip holds what grading needs and nothing a student could use to pass: the grader, the graded
+suites, the reference, the pytest config, plus Gradescope's two scripts. Gradescope unpacks it into
+/autograder/source, runs ``setup.sh`` once when it builds the image, and ``run_autograder`` for each
+submission (the student's files are in /autograder/submission; the grade goes to
+/autograder/results/results.json).
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from pathlib import Path
+
+from grader.sandbox import REPO
+
+INCLUDE = ["grader/*.py", "tests/*.py", "solution/hidden/*.py", "pyproject.toml", "requirements.txt"]
+
+SETUP_SH = """#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder image.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# bubblewrap sandboxes the student's code; where the container refuses it, the grader falls back to
+# an unprivileged child process and says so in the output.
+apt-get install -y -qq python3 python3-venv python3-pip bubblewrap
+python3 -m venv /autograder/venv
+/autograder/venv/bin/pip install -q --upgrade pip
+# The CPU build of torch: Gradescope has no GPU, and the default wheel pulls in several GB of CUDA.
+/autograder/venv/bin/pip install -q --extra-index-url https://download.pytorch.org/whl/cpu \\
+    {requirements}
+"""
+
+RUN_AUTOGRADER = """#!/usr/bin/env bash
+# Gradescope runs this for every submission; the student's files are in /autograder/submission.
+set -u
+cd /autograder/source
+# Without a working sandbox the student's code runs as user nobody: keep the grader's own files
+# (the reference, the tests) unreadable to it.
+chmod -R go-rwx /autograder/source
+mkdir -p /autograder/results
+/autograder/venv/bin/python -m grader /autograder/submission \\
+    --gradescope /autograder/results/results.json 2> /tmp/grader-stderr.txt
+status=$?
+cat /tmp/grader-stderr.txt >&2
+if [ "$status" -ne 0 ]; then
+  # The grader could not grade (e.g. no exercise files were uploaded): say why, score 0.
+  /autograder/venv/bin/python - <<'EOF'
+import json, pathlib
+why = pathlib.Path("/tmp/grader-stderr.txt").read_text(errors="replace")[-3000:]
+pathlib.Path("/autograder/results/results.json").write_text(json.dumps({
+    "score": 0, "tests": [],
+    "output": "This submission could not be graded. Upload the exercise files themselves"
+              " (mlp_block.py, triton_swiglu.py), not a folder or an archive.\\n\\n" + why}))
+EOF
+fi
+exit 0
+"""
+
+
+def grading_requirements() -> str:
+    """torch (pinned as the project pins it), pytest and triton: what grading imports."""
+    wanted = []
+    for line in (REPO / "requirements.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if re.match(r"^(torch|pytest|triton)\b", line):
+            wanted.append(line.split(";")[0].strip())
+    return " ".join(f"'{req}'" for req in wanted)
+
+
+def make_bundle(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as bundle:
+        for pattern in INCLUDE:
+            for file in sorted(REPO.glob(pattern)):
+                bundle.write(file, file.relative_to(REPO).as_posix())
+        for name, text in (("setup.sh", SETUP_SH.format(requirements=grading_requirements())),
+                           ("run_autograder", RUN_AUTOGRADER)):
+            info = zipfile.ZipInfo(name)
+            info.external_attr = 0o755 << 16  # executable, as Gradescope expects
+            info.compress_type = zipfile.ZIP_DEFLATED
+            bundle.writestr(info, text)

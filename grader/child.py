@@ -1,0 +1,167 @@
+"""The child process that runs the code under test: it loads exercise files and runs probes on them.
+
+Started by ``grader/sandbox.py`` (``ChildBackend``), never imported by the tests. It imports only
+the standard library, torch, ``grader/probes.py`` and the exercise files it is told to load, so that
+inside the sandbox it needs nothing else from the grader's checkout.
+
+Protocol, over the two pipes the child was started with (stdin from the parent, stdout to it): each
+frame is a 1-byte kind, an 8-byte big-endian length and a payload.
+
+parent -> child   ``L`` load:  JSON {"exercise", "path", "module", "display"}
+                  ``C`` call:  torch.save of {"exercise", "probe", "kwargs"}
+child -> parent   ``S`` stage: UTF-8 name of the stage about to run (``GLU.forward``), so a crash
+                               can still be reported against the method that was running
+                  ``R`` reply: torch.save of the evidence dict
+                  ``H`` hello: JSON {"pid", "triton_interpret"} once the child is ready
+
+Right after start-up the child moves both pipes to private descriptors and points fd 0 at
+/dev/null and fd 1 at stderr: whatever the code under test prints can never be mistaken for a
+frame. The parent trusts nothing it reads here beyond "evidence the child computed": it loads
+replies with ``torch.load(weights_only=True)`` and caps their size.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import struct
+import sys
+
+HEADER = struct.Struct(">cQ")
+
+
+def _grader_package_root() -> str:
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class Channel:
+    def __init__(self, read_fd: int, write_fd: int) -> None:
+        self.read_fd = read_fd
+        self.write_fd = write_fd
+
+    def _read_exact(self, n: int) -> bytes:
+        chunks = []
+        while n:
+            chunk = os.read(self.read_fd, min(n, 1 << 20))
+            if not chunk:
+                raise EOFError
+            chunks.append(chunk)
+            n -= len(chunk)
+        return b"".join(chunks)
+
+    def read(self) -> tuple[bytes, bytes]:
+        kind, length = HEADER.unpack(self._read_exact(HEADER.size))
+        return kind, self._read_exact(length)
+
+    def write(self, kind: bytes, payload: bytes) -> None:
+        data = HEADER.pack(kind, len(payload)) + payload
+        view = memoryview(data)
+        while view:
+            written = os.write(self.write_fd, view)
+            view = view[written:]
+
+
+def _private_channel() -> Channel:
+    """Keep the pipes for the protocol; give the code under test harmless stdin and stdout."""
+    channel = Channel(os.dup(0), os.dup(1))
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    return channel
+
+
+def main() -> None:
+    channel = _private_channel()
+    sys.path.insert(0, _grader_package_root())
+
+    import torch
+
+    # Triton reads TRITON_INTERPRET when its @triton.jit decorators run, i.e. when an exercise file
+    # is imported: without a GPU the kernels must run under its interpreter.
+    if not torch.cuda.is_available():
+        os.environ["TRITON_INTERPRET"] = "1"
+
+    from grader import probes
+
+    current = {"stage": ""}
+
+    def announce(stage: str) -> None:
+        current["stage"] = stage
+        channel.write(b"S", stage.encode("utf-8", "replace"))
+
+    probes.STAGE_LISTENER = announce
+
+    modules: dict[str, object] = {}
+    displays: dict[str, str] = {}
+    channel.write(b"H", json.dumps({"pid": os.getpid(),
+                                    "triton_interpret": os.environ.get("TRITON_INTERPRET", "")}).encode())
+    while True:
+        try:
+            kind, payload = channel.read()
+        except EOFError:
+            return
+        if kind == b"L":
+            request = json.loads(payload)
+            exercise, display = request["exercise"], request["display"]
+            displays[exercise] = display
+            channel.write(b"S", f"import {display}".encode())
+            evidence: dict = {}
+            if not os.path.isfile(request["path"]):
+                missing = FileNotFoundError(f"no file {display} in the submission")
+                modules[exercise] = missing
+                evidence = {"error": dict(probes.describe_exception(f"import {display}", missing), where="")}
+            else:
+                try:
+                    modules[exercise] = probes.load_module(request["path"], request["module"])
+                except BaseException as exc:  # SystemExit and KeyboardInterrupt at import are errors too
+                    modules[exercise] = exc
+                    evidence = {"error": probes.describe_exception(f"import {display}", exc)}
+            _reply(channel, evidence)
+        elif kind == b"C":
+            request = torch.load(io.BytesIO(payload), weights_only=True)
+            exercise = request["exercise"]
+            current["stage"] = request["probe"]
+            try:
+                evidence = probes.call(modules[exercise], displays[exercise], request["probe"],
+                                       **request["kwargs"])
+            except BaseException as exc:  # e.g. sys.exit() inside forward: still one line of evidence
+                evidence = {"error": probes.describe_exception(current["stage"], exc)}
+            _reply(channel, evidence)
+        else:
+            raise SystemExit(f"unknown frame kind {kind!r}")
+
+
+def _explain_memory_error(evidence: dict) -> dict:
+    """A bare MemoryError says nothing; say that a limit was hit, and which."""
+    error = evidence.get("error")
+    if isinstance(error, dict) and error.get("type") == "MemoryError" and not error.get("message"):
+        try:
+            import resource
+
+            limits = [resource.getrlimit(r)[0] for r in (resource.RLIMIT_AS, resource.RLIMIT_DATA)]
+            limit = min((x for x in limits if x > 0), default=0)
+        except (ImportError, ValueError, OSError):  # no rlimits on this platform
+            limit = 0
+        size = f" of {limit >> 20} MB" if limit > 0 else ""
+        error["message"] = f"ran out of memory: the grader runs your code with a memory limit{size}"
+    return evidence
+
+
+def _reply(channel: Channel, evidence: dict) -> None:
+    import torch
+
+    evidence = _explain_memory_error(evidence)
+    buffer = io.BytesIO()
+    try:
+        torch.save(evidence, buffer)
+    except Exception as exc:  # evidence holding something torch.save cannot write
+        buffer = io.BytesIO()
+        torch.save({"error": {"stage": "returning evidence", "type": type(exc).__name__,
+                              "message": str(exc)[:400], "where": "", "not_implemented": False}}, buffer)
+    channel.write(b"R", buffer.getvalue())
+
+
+if __name__ == "__main__":
+    main()

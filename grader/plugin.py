@@ -1,0 +1,122 @@
+"""The grader's pytest plugin: what each graded test is worth and how it ended, written as it happens.
+
+Loaded by ``python -m grader`` with ``-p grader.plugin --grader-results FILE`` in the trusted pytest
+process (never in the child that runs the submission). It writes JSON lines to FILE:
+
+* ``{"kind": "collected", "nodeid", "task", "points"}``: one per selected graded test, from its markers;
+* ``{"kind": "result", "nodeid", "status", "message", "detail", "grader_error"}``: as each test ends
+  (status ``passed``/``failed``/``skipped``; ``message`` is one line, ``detail`` the full text);
+* ``{"kind": "collect_error", "nodeid", "message"}``: a suite that could not be collected;
+* ``{"kind": "collect_skip", "nodeid", "message"}``: a suite skipped as a whole on this machine;
+* ``{"kind": "session", "exitstatus", "isolation"}``: at the end.
+
+Lines are flushed one by one, so a run stopped half way still says which tests ended and how.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+RESULTS_OPTION = "--grader-results"
+DEFAULT_TASKS = ("mlp", "glu", "swiglu")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.getgroup("grader").addoption(RESULTS_OPTION, default=None,
+                                        help="file to write each test's task, points and outcome to (JSON lines)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    path = config.getoption(RESULTS_OPTION)
+    if path:
+        config.pluginmanager.register(Recorder(path), "grader-recorder")
+
+
+def _tasks() -> tuple[str, ...]:
+    try:
+        from tests.conftest import TASKS  # the graded suites' own list of task markers
+
+        return tuple(TASKS)
+    except ImportError:
+        return DEFAULT_TASKS
+
+
+def _text(report) -> str:
+    longrepr = report.longrepr
+    if longrepr is None:
+        return ""
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (path, line, reason)
+        text = str(longrepr[2]).removeprefix("Skipped: ")
+    elif isinstance(longrepr, str):
+        text = longrepr
+    else:
+        crash = getattr(longrepr, "reprcrash", None)
+        text = crash.message if crash is not None and getattr(crash, "message", None) else str(longrepr)
+    # pytest.fail(..., pytrace=False) puts its own "Failed: " in front; the message is the hint.
+    return text.removeprefix("Failed: ")
+
+
+def _one_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()[:500]
+    return ""
+
+
+class Recorder:
+    """Registered per test session (one run of pytest.main), so a warm process can run many."""
+
+    def __init__(self, path: str) -> None:
+        self.file = open(path, "a", encoding="utf-8")
+        self.outcomes: dict[str, dict] = {}
+
+    def write(self, record: dict) -> None:
+        self.file.write(json.dumps(record) + "\n")
+        self.file.flush()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        tasks = _tasks()
+        for item in session.items:
+            task = next((m.name for m in item.iter_markers() if m.name in tasks), None)
+            points = item.get_closest_marker("points")
+            self.write({"kind": "collected", "nodeid": item.nodeid, "task": task,
+                        "points": points.args[0] if points and points.args else 0})
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.write({"kind": "collect_error", "nodeid": report.nodeid, "message": _text(report)[:4000]})
+        elif report.skipped:  # a whole suite that cannot run here (Triton not installed)
+            self.write({"kind": "collect_skip", "nodeid": report.nodeid, "message": _one_line(_text(report))})
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
+        outcome = yield
+        report = outcome.get_result()
+        from grader.sandbox import GraderError
+
+        # The grader could not run the child at all: a problem of the grading machine, not a 0.
+        report.grader_error = bool(call.excinfo and call.excinfo.errisinstance(GraderError))
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        state = self.outcomes.setdefault(report.nodeid, {"status": "passed", "message": "", "detail": "",
+                                                          "grader_error": False})
+        if state["status"] == "passed" and (report.failed or report.skipped):
+            text = _text(report)
+            state.update(status="skipped" if report.skipped else "failed", detail=text[:4000],
+                         message=_one_line(text) or ("skipped" if report.skipped else f"failed in {report.when}"))
+            if report.when != "call" and report.failed:
+                state["message"] = f"error in test {report.when}: {state['message']}"
+        state["grader_error"] = state["grader_error"] or getattr(report, "grader_error", False)
+        if report.when == "teardown":
+            self.write({"kind": "result", "nodeid": report.nodeid, **self.outcomes.pop(report.nodeid)})
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        from grader.sandbox import close_all, isolation
+
+        close_all()  # the submission's processes end with its test session, not at interpreter exit
+        self.write({"kind": "session", "exitstatus": int(exitstatus), "isolation": isolation()})
+        self.file.close()

@@ -1,0 +1,150 @@
+"""What a grade looks like: the terminal table, JSON, Gradescope, JUnit XML, Markdown, Classroom.
+
+Every format is written from a finished ``Grade`` by the grader's process, after the submission's
+child processes are gone, so nothing the submission did can end up in them but its test outcomes.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from grader.grading import Grade, task_title
+
+JSON_SCHEMA = "mlp-block-grader/1"
+
+
+def _first_failure(grade: Grade, task: str):
+    return next((t for t in grade.task_tests(task) if t.status != "passed"), None)
+
+
+def _task_row(grade: Grade, task: str) -> tuple[str, str, str]:
+    tests = grade.task_tests(task)
+    passed = sum(t.status == "passed" for t in tests)
+    return (task_title(task), f"{passed}/{len(tests)}",
+            f"{sum(t.points for t in tests)}/{sum(t.max_points for t in tests)}")
+
+
+def text(grade: Grade) -> str:
+    lines = [f"Grade for {grade.submission}   (seed {grade.seed}; {grade.isolation or 'no code was run'})", ""]
+    rows = [("Task", "Tests passed", "Points")] + [_task_row(grade, task) for task in grade.tasks()]
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    for i, row in enumerate(rows):
+        lines.append(f"  {row[0]:<{widths[0]}}   {row[1]:>{widths[1]}}   {row[2]:>{widths[2]}}")
+        if i == 0:
+            lines.append("  " + "-" * (sum(widths) + 6))
+    failures = [(task, _first_failure(grade, task)) for task in grade.tasks()]
+    failures = [(task, t) for task, t in failures if t is not None]
+    if failures:
+        lines += ["", "First failure per task (fix this one first):"]
+        for task, t in failures:
+            lines.append(f"  {task_title(task)}: {t.name}")
+            lines.append(f"      {t.message}")
+    if grade.note:
+        lines += ["", f"Note: {grade.note}"]
+    if grade.not_graded:
+        lines += ["", "Not graded on this machine (not counted in the total):"]
+        lines += [f"  {why}" for why in grade.not_graded]
+    lines += ["", f"Total: {grade.score}/{grade.max_score} points"]
+    return "\n".join(lines)
+
+
+def as_json(grade: Grade) -> dict:
+    tasks = []
+    for task in grade.tasks():
+        tests = grade.task_tests(task)
+        first = _first_failure(grade, task)
+        tasks.append({"task": task, "title": task_title(task), "tests": len(tests),
+                      "passed": sum(t.status == "passed" for t in tests),
+                      "points": sum(t.points for t in tests), "max_points": sum(t.max_points for t in tests),
+                      "first_failure": None if first is None else {"name": first.name, "message": first.message}})
+    return {
+        "schema": JSON_SCHEMA,
+        "submission": grade.submission,
+        "seed": grade.seed,
+        "isolation": grade.isolation,
+        "score": grade.score,
+        "max_score": grade.max_score,
+        "seconds": round(grade.seconds, 2),
+        "note": grade.note,
+        "not_graded": grade.not_graded,
+        "tasks": tasks,
+        "tests": [{"name": t.name, "task": t.task, "points": t.points, "max": t.max_points,
+                   "status": t.status, "message": t.message} for t in grade.tests],
+    }
+
+
+def gradescope(grade: Grade) -> dict:
+    """Gradescope's results.json: one entry per test, points as declared on the test."""
+    tests = []
+    for t in grade.tests:
+        output = "passed" if t.status == "passed" else (t.detail or t.message)
+        tests.append({"name": f"{task_title(t.task)}: {t.name}", "score": t.points, "max_score": t.max_points,
+                      "status": "passed" if t.status == "passed" else "failed", "output": output,
+                      "visibility": "visible"})
+    return {"score": grade.score, "output": text(grade), "visibility": "visible",
+            "stdout_visibility": "hidden", "tests": tests}
+
+
+def junit(grade: Grade) -> ET.ElementTree:
+    root = ET.Element("testsuites", name="grader", tests=str(len(grade.tests)))
+    for task in grade.tasks():
+        tests = grade.task_tests(task)
+        suite = ET.SubElement(root, "testsuite", name=task_title(task), tests=str(len(tests)),
+                              failures=str(sum(t.status == "failed" for t in tests)),
+                              skipped=str(sum(t.status == "skipped" for t in tests)))
+        props = ET.SubElement(suite, "properties")
+        ET.SubElement(props, "property", name="points", value=str(sum(t.points for t in tests)))
+        ET.SubElement(props, "property", name="max_points", value=str(sum(t.max_points for t in tests)))
+        for t in tests:
+            case = ET.SubElement(suite, "testcase", classname=task_title(task), name=t.name)
+            if t.status == "failed":
+                failure = ET.SubElement(case, "failure", message=t.message)
+                failure.text = t.detail or t.message
+            elif t.status == "skipped":
+                ET.SubElement(case, "skipped", message=t.message)
+            ET.SubElement(case, "system-out").text = f"points: {t.points}/{t.max_points}"
+    ET.indent(root)
+    return ET.ElementTree(root)
+
+
+def _md(text_: str) -> str:
+    return text_.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(grade: Grade) -> str:
+    lines = [f"### Grade: {grade.score}/{grade.max_score} points", "",
+             "| Task | Tests passed | Points | First failure |", "| --- | ---: | ---: | --- |"]
+    for task in grade.tasks():
+        title, passed, points = _task_row(grade, task)
+        first = _first_failure(grade, task)
+        why = "" if first is None else f"`{_md(first.name)}`: {_md(first.message)}"
+        lines.append(f"| {title} | {passed} | {points} | {why} |")
+    lines += ["", f"Seed {grade.seed}; {grade.isolation or 'no code was run'}."]
+    if grade.note:
+        lines.append(f"Note: {_md(grade.note)}")
+    for why in grade.not_graded:
+        lines.append(f"Not graded here: {_md(why)}")
+    return "\n".join(lines) + "\n"
+
+
+def classroom(grade: Grade) -> str:
+    """The base64 JSON that GitHub Classroom's grading reporter reads from a step output."""
+    result = {
+        "version": 1,
+        "status": "pass" if grade.score == grade.max_score else "fail",
+        "max_score": grade.max_score,
+        "tests": [{"name": f"{task_title(t.task)}: {t.name}", "status": "pass" if t.status == "passed" else "fail",
+                   "score": t.points, "message": t.message, "test_code": "", "filename": "", "line_no": 0,
+                   "execution_time": ""} for t in grade.tests],
+    }
+    return base64.b64encode(json.dumps(result).encode()).decode()
+
+
+def write_json(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)  # readers never see half a file

@@ -1,0 +1,813 @@
+"""Run the code under test in a child process: isolated, and on Linux sandboxed.
+
+``ChildBackend`` is a seam backend (``describe(exercise)``, ``call(exercise, probe, **kwargs)``) whose
+probes run in a child process (``grader/child.py``). The caller only ever gets evidence back: a
+child that hangs, exits, segfaults or runs out of memory turns into error evidence such as
+``{"error": {"stage": "GLU.forward", "type": "Timeout", ...}}`` and the next call gets a fresh child.
+
+Two uses:
+
+* ``sandbox=False``: plain isolation for local runs, so a Triton kernel that corrupts the heap under
+  the interpreter fails its tests instead of killing pytest. The child sees the same files and
+  environment as the test run.
+* ``sandbox=True`` (``SandboxBackend``, what ``python -m grader`` uses): the child gets a copy of the
+  submission's exercise files and of ``probes.py``/``child.py`` only. On Linux it runs under
+  bubblewrap: read-only system and Python directories, nothing of the grader's checkout (no tests,
+  no reference), a private /tmp, no network, its own PID namespace (so nothing it starts outlives
+  it), uid nobody. Where bubblewrap is missing or refused, the child runs unsandboxed with the same
+  limits (as nobody when the grader runs as root) and ``isolation()`` says so.
+
+Every child gets resource limits (address space, CPU time, file size, processes; a local run no
+memory limit), a wall-clock limit per call, and a budget for the whole submission; it is killed
+with its whole process group after use. Limits come from ``GRADER_*`` environment variables (see ``Limits.from_env``), which
+``python -m grader`` sets from its options.
+"""
+
+from __future__ import annotations
+
+import atexit
+import glob
+import io
+import json
+import os
+import queue
+import shutil
+import signal
+import site
+import struct
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+GRADER_DIR = Path(__file__).resolve().parent
+REPO = GRADER_DIR.parent
+CHILD_SCRIPT = GRADER_DIR / "child.py"
+HEADER = struct.Struct(">cQ")
+NOBODY = 65534
+
+# What the submission may bring into the sandbox: its top-level Python files, nothing else.
+MAX_SUBMISSION_FILES = 64
+MAX_SUBMISSION_FILE_BYTES = 2 << 20
+
+
+# ------------------------------------------------------------------------------------- limits
+
+@dataclass(frozen=True)
+class Limits:
+    call_timeout: float = 60.0       # seconds of wall clock for one probe (or one import)
+    startup_timeout: float = 120.0   # seconds for a fresh child to import torch and report ready
+    budget: float = 300.0            # seconds of wall clock for all calls of one backend together
+    memory_mb: int = 4096            # address space of the child (RLIMIT_AS; RLIMIT_DATA with a GPU)
+    file_size_mb: int = 64           # largest file the child may write
+    max_reply_mb: int = 512          # largest evidence the parent accepts from the child
+    threads: int = 1                 # torch/OpenMP threads in the child: the probes are small
+
+    ENV = {
+        "call_timeout": "GRADER_CALL_TIMEOUT",
+        "startup_timeout": "GRADER_STARTUP_TIMEOUT",
+        "budget": "GRADER_BUDGET",
+        "memory_mb": "GRADER_MEMORY_MB",
+        "threads": "GRADER_CHILD_THREADS",
+    }
+
+    @classmethod
+    def from_env(cls, environ=os.environ) -> "Limits":
+        values = {}
+        for name, var in cls.ENV.items():
+            if environ.get(var):
+                kind = type(getattr(cls, name))
+                values[name] = kind(float(environ[var])) if kind is int else kind(environ[var])
+        return cls(**values)
+
+    def to_env(self) -> dict[str, str]:
+        return {var: str(getattr(self, name)) for name, var in self.ENV.items()}
+
+
+SANDBOX_ENV = "GRADER_SANDBOX"  # auto (default) | bwrap | none
+SANDBOX_MODES = ("auto", "bwrap", "none")
+
+
+class GraderError(RuntimeError):
+    """Something is wrong with the grader's machine, not with the submission (no child could start)."""
+
+
+# ------------------------------------------------------------------- processes and their limits
+
+def _load_prctl():
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+# Looked up once here: a child between fork and exec must not go through the dynamic loader.
+_PRCTL = _load_prctl()
+
+
+def _prctl(option: int, arg: int) -> None:
+    if _PRCTL is not None:  # elsewhere the process-group kill is all there is
+        _PRCTL(option, arg, 0, 0, 0)
+
+
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def die_with_parent() -> None:
+    """SIGKILL this process when the thread that started it exits (Linux only)."""
+    if sys.platform.startswith("linux"):
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def become_subreaper() -> None:
+    """Orphans of our children (a double-forked daemon) become our children, so we can kill them."""
+    if sys.platform.startswith("linux"):
+        _prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def _task_count() -> int:
+    """Tasks on the whole machine: an upper bound on this user's, to set RLIMIT_NPROC above."""
+    try:
+        with open("/proc/loadavg") as f:
+            return int(f.read().split()[3].split("/")[1])
+    except (OSError, IndexError, ValueError):
+        return 4096
+
+
+def _limit_preexec(limits: Limits, *, data_limit: bool, drop_to_nobody: bool,
+                   memory_limit: bool = True) -> Callable[[], None]:
+    """Runs in the forked child before exec: limits, death with the parent, optionally uid nobody."""
+    import resource
+
+    memory = limits.memory_mb << 20
+    cpu = int(limits.budget) + 10
+    fsize = limits.file_size_mb << 20
+    nproc = _task_count() + 512  # threads count as processes here; this only stops a fork bomb
+
+    def limit(which: int, soft: int, hard: int | None = None) -> None:
+        try:
+            current = resource.getrlimit(which)[1]
+            hard = soft if hard is None else hard
+            if current != resource.RLIM_INFINITY:  # never ask for more than we may have
+                soft, hard = min(soft, current), min(hard, current)
+            resource.setrlimit(which, (soft, hard))
+        except (ValueError, OSError):  # not every platform has every limit
+            pass
+
+    def preexec() -> None:
+        if memory_limit:
+            limit(resource.RLIMIT_DATA if data_limit else resource.RLIMIT_AS, memory)
+        limit(resource.RLIMIT_CPU, cpu, cpu + 5)
+        limit(resource.RLIMIT_FSIZE, fsize)
+        limit(resource.RLIMIT_CORE, 0)
+        if hasattr(resource, "RLIMIT_NPROC"):
+            limit(resource.RLIMIT_NPROC, nproc)
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if drop_to_nobody:
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+
+    return preexec
+
+
+def _children_of(pid: int) -> list[int]:
+    kids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()  # the command name may hold spaces and ')'
+        if len(fields) > 1 and int(fields[1]) == pid:
+            kids.append(int(entry))
+    return kids
+
+
+_spawn_lock = threading.Lock()  # held while starting a process we own, and while killing strays
+_owned_pids: set[int] = set()
+
+
+def spawn(*args, **kwargs) -> subprocess.Popen:
+    """subprocess.Popen, registered so that ``kill_strays`` never takes it for an orphan."""
+    with _spawn_lock:
+        proc = subprocess.Popen(*args, **kwargs)
+        _owned_pids.add(proc.pid)
+        return proc
+
+
+def forget(proc: subprocess.Popen) -> None:
+    with _spawn_lock:
+        _owned_pids.discard(proc.pid)
+
+
+def kill_strays(rounds: int = 20) -> int:
+    """Kill and reap children of this process that we did not start: orphans that escaped a
+    killed child's process group (we are their subreaper). Returns how many were killed."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    killed = 0
+    for _ in range(rounds):
+        with _spawn_lock:
+            strays = [pid for pid in _children_of(os.getpid()) if pid not in _owned_pids]
+            for pid in strays:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    killed += 1
+                except ProcessLookupError:
+                    pass
+        for pid in strays:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        if not strays:
+            break
+        time.sleep(0.01)  # a stray may have forked once more before it died: look again
+    return killed
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the process's whole group (it was started in a session of its own) and reap it."""
+    try:
+        if os.name == "posix":
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    forget(proc)
+
+
+# ------------------------------------------------------------------------- the sandbox's view
+
+def _under(path: str, parent: str) -> bool:
+    return path == parent or path.startswith(parent.rstrip("/") + "/")
+
+
+def _python_dirs() -> list[str]:
+    """Directories the child's Python needs: prefixes, stdlib, site-packages, where torch lives."""
+    candidates = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+                  os.path.dirname(sys.executable), os.path.dirname(os.path.realpath(sys.executable))}
+    for name in ("stdlib", "platstdlib", "purelib", "platlib"):
+        candidates.add(sysconfig.get_path(name))
+    candidates.update(site.getsitepackages())
+    for module in ("torch", "triton", "numpy"):
+        spec = _find_spec(module)
+        if spec is not None and spec.origin:
+            candidates.add(os.path.dirname(os.path.dirname(spec.origin)))
+    for var in ("LD_LIBRARY_PATH",):
+        candidates.update(p for p in os.environ.get(var, "").split(os.pathsep) if p)
+    dirs = set()
+    for path in candidates:
+        if path and os.path.isdir(path):
+            dirs.add(os.path.abspath(path))
+            dirs.add(os.path.realpath(path))
+    return sorted(dirs)
+
+
+def _find_spec(name: str):
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+
+
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt/conda")
+SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+                "/etc/localtime", "/etc/nsswitch.conf")
+
+
+def bwrap_command(bwrap: str, runtime: Path, inner_cwd: str, *, userns: bool, gpu: bool) -> list[str]:
+    """bubblewrap arguments for a sandbox that sees system libraries, Python and the copies only."""
+    hidden = str(REPO)  # the grader's checkout: tests and reference must stay unreadable
+    cmd = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    if userns:
+        cmd += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+    # A private /tmp first: binds below may reach into the host's /tmp (a venv there) and must win.
+    cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(256 << 20), "--tmpfs", "/tmp"]
+    if gpu:
+        for dev in sorted(glob.glob("/dev/nvidia*")):
+            cmd += ["--dev-bind-try", dev, dev]
+        cmd += ["--ro-bind-try", "/sys", "/sys"]
+    bound: list[str] = []
+    for path in SYSTEM_DIRS:
+        if os.path.islink(path):
+            cmd += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            cmd += ["--ro-bind", path, path]
+            bound.append(path)
+    for path in SYSTEM_FILES:
+        cmd += ["--ro-bind-try", path, path]
+    python_dirs = _python_dirs()
+    for path in python_dirs:
+        if not any(_under(path, b) for b in bound):
+            cmd += ["--ro-bind", path, path]
+            bound.append(path)
+    if any(_under(hidden, b) for b in bound):
+        # Python lives in a folder that also holds the checkout: cover the checkout with an empty
+        # folder, then put back what Python needs from inside it (a venv in the checkout).
+        cmd += ["--tmpfs", hidden]
+        for path in python_dirs:
+            if _under(path, hidden):
+                cmd += ["--ro-bind", path, path]
+    cmd += ["--ro-bind", str(runtime / "grader-child"), "/grader-child",
+            "--ro-bind", str(runtime / "submission"), "/submission",
+            "--chdir", inner_cwd, "--clearenv"]
+    return cmd
+
+
+def _gpu_present() -> bool:
+    return bool(glob.glob("/dev/nvidia[0-9]*"))
+
+
+# ------------------------------------------------------------------------ how a child is started
+
+@dataclass
+class Plan:
+    """One way to start the child; the first that works is kept for the rest of the process."""
+    name: str
+    isolation: str         # what the report says
+    bwrap: str | None = None
+    userns: bool = False
+    drop_to_nobody: bool = False
+
+
+_working_plan: dict[tuple[bool, str], Plan] = {}  # (sandboxed?, mode) -> the plan that started a child
+
+
+def _plans(sandbox: bool, mode: str) -> list[Plan]:
+    if not sandbox:
+        return [Plan("local", "isolated child process (local run, not sandboxed)")]
+    plans = []
+    bwrap = shutil.which("bwrap") if sys.platform.startswith("linux") else None
+    if mode in ("auto", "bwrap") and bwrap:
+        plans.append(Plan("bwrap-userns", "sandboxed with bubblewrap (no network, no access to the"
+                          " grader's files, uid nobody)", bwrap=bwrap, userns=True))
+        plans.append(Plan("bwrap", "sandboxed with bubblewrap (no network, no access to the grader's"
+                          " files)", bwrap=bwrap))
+    if mode in ("auto", "none"):
+        why = ("sandbox turned off" if mode == "none" else
+               "bubblewrap not installed" if not bwrap and sys.platform.startswith("linux") else
+               "bubblewrap could not start here" if bwrap else f"no sandbox on {sys.platform}")
+        if os.name == "posix" and os.geteuid() == 0:
+            plans.append(Plan("nobody", f"NOT sandboxed ({why}): child process with limits, as user"
+                              " nobody", drop_to_nobody=True))
+        plans.append(Plan("plain", f"NOT sandboxed ({why}): child process with limits"))
+    return plans
+
+
+_last_isolation: list[str] = []
+
+
+def isolation() -> str:
+    """How the last child of this process was run, in words for the report ('' if none ran)."""
+    return _last_isolation[-1] if _last_isolation else ""
+
+
+# ------------------------------------------------------------------------------ one child process
+
+class ChildFailure(Exception):
+    def __init__(self, kind: str, message: str, stage: str) -> None:
+        super().__init__(message)
+        self.kind, self.message, self.stage = kind, message, stage
+
+
+SIGNAL_HINTS = {
+    "SIGSEGV": "a segmentation fault: memory was read or written out of bounds",
+    "SIGBUS": "a bus error: memory was read or written out of bounds",
+    "SIGABRT": "an abort, often heap corruption from an out-of-bounds write",
+    "SIGKILL": "killed, usually for using too much memory",
+    "SIGXCPU": "it used up its CPU time",
+    "SIGXFSZ": "it wrote a file larger than allowed",
+    "SIGFPE": "an arithmetic fault",
+}
+
+
+class ChildProcess:
+    """A started child: send a frame, wait for the reply with a deadline, kill it."""
+
+    def __init__(self, proc: subprocess.Popen, stderr_path: Path, max_reply: int, via_bwrap: bool = False) -> None:
+        self.proc = proc
+        self.via_bwrap = via_bwrap
+        self.stderr_path = stderr_path
+        self.max_reply = max_reply
+        self.frames: queue.Queue = queue.Queue()
+        self.stage = ""
+        self.reader = threading.Thread(target=self._read_frames, daemon=True)
+        self.reader.start()
+
+    def _read_frames(self) -> None:
+        stream = self.proc.stdout
+        try:
+            while True:
+                header = stream.read(HEADER.size)
+                if len(header) < HEADER.size:
+                    break
+                kind, length = HEADER.unpack(header)
+                if length > self.max_reply:
+                    self.frames.put(("protocol", f"sent {length} bytes of evidence, over the"
+                                     f" {self.max_reply >> 20} MB limit"))
+                    return
+                payload = stream.read(length)
+                if len(payload) < length:
+                    break
+                self.frames.put((kind, payload))
+        except (OSError, ValueError):
+            pass
+        self.frames.put(("eof", b""))
+
+    def send(self, kind: bytes, payload: bytes) -> None:
+        while not self.frames.empty():  # frames nobody asked for are dropped, never read as replies
+            if self.frames.get_nowait()[0] in ("eof", "protocol"):
+                raise ChildFailure("ChildExited", self._death(), self.stage)
+        try:
+            self.proc.stdin.write(HEADER.pack(kind, len(payload)) + payload)
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise ChildFailure("ChildExited", self._death(), self.stage) from None
+
+    def receive(self, expected: bytes, deadline: float, timeout_text: str) -> bytes:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ChildFailure("Timeout", timeout_text, self.stage)
+            try:
+                kind, payload = self.frames.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            if kind == b"S":
+                self.stage = payload.decode("utf-8", "replace")[:200]
+            elif kind == expected:
+                return payload
+            elif kind == "protocol":
+                raise ChildFailure("ChildExited", f"the process running your code {payload}", self.stage)
+            elif kind == "eof":
+                raise ChildFailure("ChildExited", self._death(), self.stage)
+            # anything else is noise the code under test wrote into the channel: ignore it
+
+    def _death(self) -> str:
+        try:
+            code = self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            return "the process running your code stopped answering"
+        if self.via_bwrap and code is not None and code > 128:
+            code = -(code - 128)  # bubblewrap exits with 128 + the signal that killed the sandboxed process
+        if code is not None and code < 0:
+            name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+            why = SIGNAL_HINTS.get(name, "")
+            return f"the process running your code was killed by {name}" + (f" ({why})" if why else "")
+        if code == 0:
+            return ("the process running your code exited with status 0: don't call sys.exit(),"
+                    " exit() or os._exit() in an exercise file")
+        tail = self.stderr_tail()
+        if "MemoryError" in tail or "out of memory" in tail.lower():
+            return f"the process running your code ran out of memory (limit applies): {tail}"
+        return f"the process running your code exited with status {code}" + (f": {tail}" if tail else "")
+
+    def stderr_tail(self) -> str:
+        try:
+            with open(self.stderr_path, "rb") as f:
+                f.seek(max(0, os.path.getsize(self.stderr_path) - 4096))
+                lines = [ln.strip() for ln in f.read().decode("utf-8", "replace").splitlines() if ln.strip()]
+            return lines[-1][:300] if lines else ""
+        except OSError:
+            return ""
+
+    def kill(self, strays: bool = False) -> None:
+        kill_group(self.proc)
+        if strays:
+            kill_strays()  # a daemon it left may hold our pipe open: it goes before we wait for EOF
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        # Closing stdout while the reader thread is blocked in read() would wait for that read: let the
+        # reader see EOF (every writer is dead now) and finish first.
+        self.reader.join(timeout=5)
+        if not self.reader.is_alive():
+            self.proc.stdout.close()
+        self.stderr_path.unlink(missing_ok=True)
+
+
+# --------------------------------------------------------------------------------- the backend
+
+def exercise_folder(folder: Path) -> Path:
+    """A whole checkout holds its exercise files in exercises/; otherwise the folder itself."""
+    return folder / "exercises" if (folder / "exercises").is_dir() else folder
+
+
+def _error(stage: str, kind: str, message: str) -> dict:
+    return {"error": {"stage": stage, "type": kind, "message": message, "where": "",
+                      "not_implemented": False}}
+
+
+_live_backends: "weakref.WeakSet[ChildBackend]" = weakref.WeakSet()
+
+
+def close_all() -> None:
+    """Stop every child of this process and remove their copies (end of a test session, or exit)."""
+    for backend in list(_live_backends):
+        backend.close()
+
+
+atexit.register(close_all)
+
+
+class ChildBackend:
+    """Seam backend whose probes run in a child process (see the module docstring).
+
+    ``folder`` is the submission (a folder of exercise files or a whole checkout). For local runs
+    ``locate``/``describe``/``module_name`` say where an exercise's file is, how to name it in
+    messages and which module name to import it under (the seam passes its own rules).
+    """
+
+    def __init__(self, folder: str | Path, *, sandbox: bool, limits: Limits | None = None,
+                 mode: str | None = None, locate: Callable[[str], Path] | None = None,
+                 describe: Callable[[str], str] | None = None,
+                 module_name: Callable[[str], str] | None = None) -> None:
+        self.folder = Path(folder)
+        self.sandbox = sandbox
+        self.limits = limits or Limits.from_env()
+        self.mode = mode or os.environ.get(SANDBOX_ENV, "auto")
+        if self.mode not in SANDBOX_MODES:
+            raise GraderError(f"{SANDBOX_ENV}={self.mode!r}: expected one of {', '.join(SANDBOX_MODES)}")
+        self.exercises = exercise_folder(self.folder)
+        in_checkout = self.exercises != self.folder
+        self._locate = locate or (lambda ex: self.exercises / f"{ex}.py")
+        self._describe = describe or (lambda ex: f"{'exercises/' if in_checkout else ''}{ex}.py")
+        self._module_name = module_name or (lambda ex: f"_target_exercise_{ex}")
+        self._child: ChildProcess | None = None
+        self._loaded: set[str] = set()
+        self._import_failures: dict[str, dict] = {}  # exercise -> error evidence, once it hung/crashed
+        self._spent = 0.0
+        self._runtime: Path | None = None
+        self._plan: Plan | None = None
+        self._starts = 0
+        self._lock = threading.Lock()
+        self._finalizer = weakref.finalize(self, ChildBackend._cleanup, self.__dict__)
+        _live_backends.add(self)
+
+    # -- the seam interface
+
+    def describe(self, exercise: str) -> str:
+        return self._describe(exercise)
+
+    def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
+        with self._lock:
+            if exercise in self._import_failures:
+                return self._import_failures[exercise]
+            if self._budget_left() <= 0:
+                return _error(probe_name, "Timeout", self._budget_text())
+            import torch  # the trusted side speaks torch.save/torch.load with the child
+
+            buffer = io.BytesIO()
+            torch.save({"exercise": exercise, "probe": probe_name, "kwargs": kwargs}, buffer)
+            try:
+                loaded = self._ensure_loaded(exercise)
+                if loaded is not None:
+                    return loaded
+                payload = self._exchange(b"C", buffer.getvalue(), probe_name)
+            except ChildFailure as failure:
+                self._discard_child()
+                return _error(failure.stage or probe_name, failure.kind, failure.message)
+            try:
+                evidence = torch.load(io.BytesIO(payload), weights_only=True, map_location="cpu")
+            except Exception as exc:  # never unpickle anything but plain data from the child
+                self._discard_child()
+                return _error(probe_name, "BadEvidence", f"the process running your code sent back"
+                              f" something that is not plain evidence ({type(exc).__name__})")
+            if not isinstance(evidence, dict):
+                return _error(probe_name, "BadEvidence", "the process running your code sent back"
+                              f" a {type(evidence).__name__}, not evidence")
+            return evidence
+
+    def close(self) -> None:
+        with self._lock:
+            self._discard_child()
+            if self._runtime is not None:
+                shutil.rmtree(self._runtime, ignore_errors=True)
+                self._runtime = None
+
+    # -- the child's life
+
+    @staticmethod
+    def _cleanup(state: dict) -> None:
+        child = state.get("_child")
+        if child is not None:
+            child.kill()
+        runtime = state.get("_runtime")
+        if runtime is not None:
+            shutil.rmtree(runtime, ignore_errors=True)
+
+    def _budget_left(self) -> float:
+        return self.limits.budget - self._spent
+
+    def _budget_text(self) -> str:
+        return (f"not run: the grader's time budget for this submission ({self.limits.budget:.0f} s)"
+                " was used up by earlier calls that hung or were slow")
+
+    def _exchange(self, kind: bytes, payload: bytes, stage: str, timeout: float | None = None) -> bytes:
+        """Send one request, wait for its reply; the time spent counts against the budget."""
+        if self._budget_left() <= 0:
+            raise ChildFailure("Timeout", self._budget_text(), stage)
+        child = self._start_child()
+        limit = min(timeout or self.limits.call_timeout, self._budget_left())
+        started = time.monotonic()
+        child.stage = stage
+        try:
+            child.send(kind, payload)
+            return child.receive(b"R", started + limit,
+                                 f"did not finish within {limit:.0f} s and was stopped: an endless"
+                                 " loop, or far too much work?")
+        finally:
+            self._spent += time.monotonic() - started
+
+    def _ensure_loaded(self, exercise: str) -> dict | None:
+        """Import the exercise file in the child; returns error evidence if it cannot be imported."""
+        self._start_child()  # a fresh child if the last one died; it has loaded nothing yet
+        if exercise in self._loaded:
+            return None
+        display = self.describe(exercise)
+        request = {"exercise": exercise, "path": self._path_for_child(exercise),
+                   "module": self._module_name(exercise), "display": display}
+        try:
+            payload = self._exchange(b"L", json.dumps(request).encode(), f"import {display}")
+        except ChildFailure as failure:
+            # Importing it hung or killed the process: doing it again would only do that again.
+            self._discard_child()
+            self._import_failures[exercise] = _error(f"import {display}", failure.kind, failure.message)
+            return self._import_failures[exercise]
+        import torch
+
+        evidence = torch.load(io.BytesIO(payload), weights_only=True)
+        if isinstance(evidence, dict) and "error" in evidence:
+            self._import_failures[exercise] = evidence
+            return evidence
+        self._loaded.add(exercise)
+        return None
+
+    def _path_for_child(self, exercise: str) -> str:
+        if not self.sandbox:
+            return str(self._locate(exercise))
+        rel = f"{self._submission_rel()}/{exercise}.py".lstrip("/")
+        base = "/submission" if self._plan.bwrap else str(self._runtime / "submission")
+        return f"{base}/{rel}"
+
+    def _submission_rel(self) -> str:
+        return "exercises" if self.exercises != self.folder else ""
+
+    def _discard_child(self) -> None:
+        if self._child is not None:
+            self._child.kill(strays=self.sandbox)
+            self._child = None
+            self._loaded.clear()
+        if self.sandbox:
+            kill_strays()
+
+    def _start_child(self) -> ChildProcess:
+        if self._child is not None and self._child.proc.poll() is None:
+            return self._child
+        if self._child is not None:
+            self._discard_child()
+        if self._starts and self._budget_left() <= 0:
+            raise ChildFailure("Timeout", self._budget_text(), "start")
+        if self.sandbox:
+            become_subreaper()
+        started = time.monotonic()
+        errors = []
+        key = (self.sandbox, self.mode)
+        plans = [_working_plan[key]] if key in _working_plan else _plans(self.sandbox, self.mode)
+        if not plans:
+            raise GraderError(f"{SANDBOX_ENV}={self.mode}: no way to run the child here"
+                              " (bubblewrap is not installed or this is not Linux)")
+        for plan in plans:
+            self._plan = plan
+            try:
+                child = self._launch(plan)
+            except ChildFailure as failure:
+                errors.append(f"{plan.name}: {failure.message}")
+                continue
+            _working_plan[key] = plan
+            _last_isolation.append(plan.isolation)
+            if self._starts:  # a restart: the submission's code crashed or hung, so it pays for it
+                self._spent += time.monotonic() - started
+            self._starts += 1
+            self._child = child
+            return child
+        raise GraderError("could not start a child process to run the code under test:\n  "
+                          + "\n  ".join(errors))
+
+    def _prepare_runtime(self) -> Path:
+        """A private copy of probes + child and of the submission's top-level .py files."""
+        if self._runtime is not None:
+            return self._runtime
+        runtime = Path(tempfile.mkdtemp(prefix="grader-child-"))
+        package = runtime / "grader-child" / "grader"
+        package.mkdir(parents=True)
+        (package / "__init__.py").write_text('"""Probes and the child entry point, copied for a sandbox."""\n')
+        for name in ("probes.py", "child.py"):
+            shutil.copyfile(GRADER_DIR / name, package / name)
+        target = runtime / "submission" / self._submission_rel()
+        target.mkdir(parents=True, exist_ok=True)
+        copied = 0
+        if self.exercises.is_dir():
+            for source in sorted(self.exercises.iterdir()):
+                # Regular files only: a symlink could point at the grader's own reference.
+                if source.suffix != ".py" or source.is_symlink() or not source.is_file():
+                    continue
+                if source.stat().st_size > MAX_SUBMISSION_FILE_BYTES or copied >= MAX_SUBMISSION_FILES:
+                    continue
+                shutil.copyfile(source, target / source.name)
+                copied += 1
+        home = runtime / "home"
+        home.mkdir()
+        # The child may run as nobody: it must read the copies and write its own home.
+        for path in [runtime, *runtime.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        home.chmod(0o1777)
+        self._runtime = runtime
+        return runtime
+
+    def _child_env(self, home: str) -> dict[str, str]:
+        threads = str(self.limits.threads)
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": "/tmp" if self._plan.bwrap else home,
+               "LANG": "C.UTF-8", "OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
+               "MALLOC_ARENA_MAX": "2", "TRITON_CACHE_DIR": f"{home}/.triton",
+               "PYTHONDONTWRITEBYTECODE": "1"}
+        for var in ("CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "TRITON_INTERPRET"):
+            if var in os.environ:
+                env[var] = os.environ[var]
+        return env
+
+    def _launch(self, plan: Plan) -> ChildProcess:
+        gpu = _gpu_present()
+        if not self.sandbox:
+            cmd = [sys.executable, str(CHILD_SCRIPT)]
+            env, cwd = None, None
+        else:
+            runtime = self._prepare_runtime()
+            inner_cwd = "/submission" if plan.bwrap else str(runtime / "submission")
+            if plan.bwrap:
+                home = "/tmp"
+                cmd = bwrap_command(plan.bwrap, runtime, inner_cwd, userns=plan.userns, gpu=gpu)
+                for key, value in self._child_env(home).items():
+                    cmd += ["--setenv", key, value]
+                cmd += [os.path.realpath(sys.executable), "-I", "-B", "/grader-child/grader/child.py"]
+                env, cwd = {}, None
+            else:
+                home = str(runtime / "home")
+                cmd = [sys.executable, "-I", "-B", str(runtime / "grader-child" / "grader" / "child.py")]
+                env, cwd = self._child_env(home), inner_cwd
+        stderr_file = tempfile.NamedTemporaryFile(prefix="grader-child-stderr-", delete=False)
+        stderr_path = Path(stderr_file.name)
+        try:
+            proc = spawn(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr_file,
+                         cwd=cwd, env=env, start_new_session=True,
+                         preexec_fn=_limit_preexec(self.limits, data_limit=gpu, drop_to_nobody=plan.drop_to_nobody,
+                                                   # a local run is the student's own machine: crashes
+                                                   # and hangs are caught, memory is theirs to use
+                                                   memory_limit=self.sandbox)
+                         if os.name == "posix" else None)
+        except (OSError, subprocess.SubprocessError) as exc:  # e.g. nobody may not run this Python
+            stderr_path.unlink(missing_ok=True)
+            raise ChildFailure("GraderError", f"{exc}", "start") from exc
+        finally:
+            stderr_file.close()
+        child = ChildProcess(proc, stderr_path, self.limits.max_reply_mb << 20, via_bwrap=bool(plan.bwrap))
+        try:
+            child.receive(b"H", time.monotonic() + self.limits.startup_timeout,
+                          f"did not start within {self.limits.startup_timeout:.0f} s")
+        except ChildFailure as failure:
+            tail = child.stderr_tail()
+            child.kill()
+            raise ChildFailure(failure.kind, f"{failure.message} {tail}".strip(), "start") from None
+        return child
+
+
+class SandboxBackend(ChildBackend):
+    """What ``--target sandbox:FOLDER`` runs: the submission in FOLDER, sandboxed."""
+
+    def __init__(self, folder: str | Path, limits: Limits | None = None, mode: str | None = None) -> None:
+        super().__init__(folder, sandbox=True, limits=limits, mode=mode)

@@ -1,0 +1,203 @@
+"""The grader's reports, exit codes, batch bookkeeping and where the seam runs code under test."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from base64 import b64decode
+from pathlib import Path
+
+import pytest
+
+from selfcheck.harness import REPO, VARIANTS
+
+EXIT_GRADER_ERROR = 3
+
+
+def grader(*args: str, cwd: Path = REPO, env: dict | None = None, timeout: float = 300):
+    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})})
+
+
+def submission(folder: Path, variant: str = "glu_activation_on_value_path", triton_source: str | None = None) -> Path:
+    folder.mkdir(parents=True)
+    shutil.copy(VARIANTS / "mlp_block" / f"{variant}.py", folder / "mlp_block.py")
+    if triton_source is not None:
+        (folder / "triton_swiglu.py").write_text(triton_source)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> dict:
+    """One run with every report: MLP right, GLU wrong, triton_swiglu.py with a syntax error."""
+    tmp = tmp_path_factory.mktemp("reports")
+    sub = submission(tmp / "partial", triton_source="def swiglu_forward(gate, value:\n    pass\n")
+    files = {k: tmp / k for k in ("grade.json", "results.json", "junit.xml", "summary.md", "output")}
+    proc = grader(str(sub), "--seed", "7", "--json", str(files["grade.json"]), "--gradescope",
+                  str(files["results.json"]), "--junit", str(files["junit.xml"]), "--github-classroom",
+                  env={"GITHUB_STEP_SUMMARY": str(files["summary.md"]), "GITHUB_OUTPUT": str(files["output"])})
+    assert proc.returncode == 0, proc.stderr
+    return {"proc": proc, **{k: v for k, v in files.items()}}
+
+
+def test_table_per_task_first_failure_and_total(graded):
+    out = graded["proc"].stdout
+    assert "seed 7" in out
+    for title in ("MLP", "GLU", "SwiGLU"):
+        assert f"\n  {title} " in out, out
+    assert "First failure per task" in out and "gate path" in out
+    assert "could not import triton_swiglu.py: SyntaxError" in out, out
+    assert out.rstrip().splitlines()[-1].startswith("Total: ")
+
+
+def test_json_schema(graded):
+    data = json.loads(graded["grade.json"].read_text())
+    assert data["schema"] == "mlp-block-grader/1" and data["seed"] == 7
+    assert {"submission", "isolation", "score", "max_score", "seconds", "note", "tasks", "tests"} <= set(data)
+    assert data["score"] == sum(t["points"] for t in data["tests"])
+    assert data["max_score"] == sum(t["max"] for t in data["tests"])
+    for test in data["tests"]:
+        assert set(test) == {"name", "task", "points", "max", "status", "message"}
+        assert test["status"] in ("passed", "failed", "skipped")
+        assert test["points"] == (test["max"] if test["status"] == "passed" else 0)
+    tasks = {t["task"]: t for t in data["tasks"]}
+    assert tasks["mlp"]["points"] == tasks["mlp"]["max_points"] > 0 and tasks["mlp"]["first_failure"] is None
+    assert 0 < tasks["glu"]["points"] < tasks["glu"]["max_points"]
+    # The broken file costs its own task only; the others are still graded.
+    if "swiglu" in tasks:
+        assert tasks["swiglu"]["points"] == 0 and "SyntaxError" in tasks["swiglu"]["first_failure"]["message"]
+
+
+def test_gradescope_results(graded):
+    data = json.loads(graded["results.json"].read_text())
+    assert data["score"] == sum(t["score"] for t in data["tests"])
+    for test in data["tests"]:
+        assert {"name", "score", "max_score", "status", "output", "visibility"} <= set(test)
+        assert test["status"] in ("passed", "failed") and test["visibility"] == "visible"
+
+
+def test_junit_and_github_outputs(graded):
+    root = ET.parse(graded["junit.xml"]).getroot()
+    names = [s.get("name") for s in root.findall("testsuite")]
+    assert names[:2] == ["MLP", "GLU"]
+    assert int(root.find("testsuite[@name='MLP']").get("failures")) == 0
+    assert int(root.find("testsuite[@name='GLU']").get("failures")) > 0
+    summary = graded["summary.md"].read_text()
+    assert summary.startswith("### Grade: ") and "| GLU |" in summary
+    line = graded["output"].read_text().strip()
+    assert line.startswith("result=")
+    classroom = json.loads(b64decode(line.removeprefix("result=")))
+    assert classroom["max_score"] == json.loads(graded["grade.json"].read_text())["max_score"]
+    assert classroom["status"] == "fail" and all(t["status"] in ("pass", "fail") for t in classroom["tests"])
+
+
+def test_this_checkouts_stubs_and_fail_under():
+    proc = grader("--tasks", "mlp", "--fail-under", "1")
+    assert proc.returncode == 1, proc.stderr
+    assert "Grade for exercises/" in proc.stdout and "not implemented yet" in proc.stdout
+    assert "below --fail-under" in proc.stderr
+
+
+@pytest.mark.parametrize("args, says", [
+    (["/no/such/folder"], "no such folder"),
+    ([str(REPO / "README.md")], "is a file"),
+    (["--no-such-option"], "unrecognized arguments"),
+    (["--tasks", "attention"], "unknown task"),
+    (["--batch", str(REPO / "exercises")], "--csv"),
+    (["--resume"], "--batch"),
+])
+def test_grader_errors_exit_3_with_a_message(args, says):
+    proc = grader(*args, timeout=60)
+    assert proc.returncode == EXIT_GRADER_ERROR, (proc.returncode, proc.stdout, proc.stderr)
+    assert "grader error" in proc.stderr and says in proc.stderr, proc.stderr
+
+
+def test_folder_without_exercise_files_is_a_grader_error(tmp_path):
+    (tmp_path / "notes.txt").write_text("nothing to grade")
+    proc = grader(str(tmp_path), timeout=60)
+    assert proc.returncode == EXIT_GRADER_ERROR and "no exercise files" in proc.stderr
+
+
+def test_batch_writes_rows_and_resume_skips_them(tmp_path):
+    batch, grades = tmp_path / "batch", tmp_path / "grades.csv"
+    submission(batch / "alice", "correct_textbook")
+    (batch / "bob").mkdir()  # handed in nothing: a row with 0, not a crash
+    proc = grader("--batch", str(batch), "--csv", str(grades), "--tasks", "mlp,glu", "--jobs", "2")
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["submission"]: r for r in csv.DictReader(grades.open())}
+    assert rows["alice"]["score"] == rows["alice"]["max_score"] != "0"
+    assert rows["bob"]["score"] == "0" and "no file mlp_block.py" in rows["bob"]["first_failure"]
+
+    again = grader("--batch", str(batch), "--csv", str(grades))
+    assert again.returncode == EXIT_GRADER_ERROR and "--resume" in again.stderr  # never overwritten
+
+    submission(batch / "carol", "correct_textbook")
+    resumed = grader("--batch", str(batch), "--csv", str(grades), "--resume", "--tasks", "mlp,glu")
+    assert resumed.returncode == 0, resumed.stderr
+    names = [r["submission"] for r in csv.DictReader(grades.open())]
+    assert sorted(names) == ["alice", "bob", "carol"], names
+    assert "[1/1] carol" in resumed.stderr
+
+
+def test_gradescope_bundle(tmp_path):
+    import zipfile
+
+    bundle = tmp_path / "autograder.zip"
+    proc = grader("--gradescope-bundle", str(bundle), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    with zipfile.ZipFile(bundle) as z:
+        names = set(z.namelist())
+        assert {"setup.sh", "run_autograder", "grader/cli.py", "grader/child.py", "tests/conftest.py",
+                "tests/test_mlp.py", "solution/hidden/reference_mlp_block.py", "pyproject.toml"} <= names
+        assert not any(n.startswith(("exercises/", "selfcheck/")) for n in names)
+        assert z.getinfo("run_autograder").external_attr >> 16 & 0o111
+        assert "/autograder/results/results.json" in z.read("run_autograder").decode()
+        z.extractall(tmp_path / "source")
+    for script in ("setup.sh", "run_autograder"):
+        assert subprocess.run(["bash", "-n", str(tmp_path / "source" / script)]).returncode == 0
+    # The unpacked bundle grades on its own, as it will on Gradescope.
+    sub = submission(tmp_path / "upload", "correct_textbook")
+    out = tmp_path / "results.json"
+    run = subprocess.run([sys.executable, "-m", "grader", str(sub), "--tasks", "mlp", "--gradescope", str(out)],
+                         cwd=tmp_path / "source", capture_output=True, text=True, timeout=300,
+                         env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert run.returncode == 0, run.stderr
+    data = json.loads(out.read_text())
+    assert data["score"] == sum(t["max_score"] for t in data["tests"]) > 0
+
+
+# ------------------------------------------------------------------------ the seam's routing
+
+def test_seam_runs_mlp_in_process_and_isolates_triton():
+    from grader.sandbox import ChildBackend, SandboxBackend
+    from tests.seam import ISOLATED_EXERCISES, LocalBackend, make_backend
+
+    assert "triton_swiglu" in ISOLATED_EXERCISES
+    for target in ("exercises", "reference", str(VARIANTS / "mlp_block")):
+        backend = make_backend(target)
+        assert isinstance(backend._backend("mlp_block"), LocalBackend)
+        assert isinstance(backend._backend("triton_swiglu"), ChildBackend)
+        assert not backend._backend("triton_swiglu").sandbox
+    assert isinstance(make_backend("sandbox:" + str(REPO / "exercises")), SandboxBackend)
+
+
+def test_a_crash_in_an_isolated_exercise_is_one_error(tmp_path):
+    """A segfault in triton_swiglu.py fails that exercise's call; this process and mlp_block go on."""
+    from tests.seam import make_backend
+
+    (tmp_path / "triton_swiglu.py").write_text("import ctypes\nctypes.string_at(0)\n")
+    shutil.copy(VARIANTS / "mlp_block" / "correct_textbook.py", tmp_path / "mlp_block.py")
+    backend = make_backend(str(tmp_path))
+    try:
+        evidence = backend.call("triton_swiglu", "describe_block", cls_name="MLP", ctor={})
+        assert evidence["error"]["type"] == "ChildExited" and "SIGSEGV" in evidence["error"]["message"], evidence
+        assert evidence["error"]["stage"].startswith("import ")
+        ctor = {"hidden_dim": 8, "intermediate_dim": 12}
+        assert backend.call("mlp_block", "describe_block", cls_name="MLP", ctor=ctor)["param_count"] == 212
+    finally:
+        backend._backend("triton_swiglu").close()
