@@ -64,8 +64,11 @@ def expect_block_output(evidence: dict, reference, block: Block, gen, weights: d
     want, *_ = run(reference, block, gen, weights=weights, x=x)
     out, ref = evidence["out"].double(), want["out"].double()
     if out.shape != ref.shape or not torch.allclose(out, ref, rtol=0.05, atol=0.05 * ref.abs().max().item()):
-        fail(f"{what}: that part is right, but the output is not the block's output yet, so this test does"
-             f" not count; test_parity_with_reference[default-{block.name}] says what differs")
+        likely = (diagnose(block, weights, x, evidence["out"], nn.GELU(), None)
+                  if x.dtype == torch.float64 and out.shape == ref.shape else "")
+        fail(f"{what} is right, but the output is not the block's output yet"
+             f"{': ' + likely if likely else ''}. This test counts once"
+             f" test_parity_with_reference[default-{block.name}] passes")
 
 
 def where(target, block: Block, todo: str, method: str) -> str:
@@ -178,7 +181,7 @@ def test_input_unmodified(target, reference, block, gen, device):
                  " x.mul_(...), x.copy_(...), or an in-place activation or dropout on x")
         if not train:
             expect_block_output(evidence, reference, block, gen, weights, x,
-                                f"{forward_where(target, block)}: the input x is left unmodified")
+                                f"{forward_where(target, block)}: leaving x unmodified")
 
 
 @pytest.mark.points(2)
