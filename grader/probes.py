@@ -64,11 +64,14 @@ class CodeUnderTestError(Exception):
 
 def _student_frame(exc: BaseException) -> str:
     """'file.py:LINE in func' of the deepest frame outside torch and this module: where to look."""
+    if isinstance(exc, SyntaxError):  # its traceback is the importer's; the place is on the exception
+        return ""  # the message already reads "invalid syntax (file.py, line N)"
     here = os.path.abspath(__file__)
     where = ""
     for frame in traceback.extract_tb(exc.__traceback__):
         path = os.path.abspath(frame.filename)
-        if path == here or f"{os.sep}torch{os.sep}" in path or f"{os.sep}triton{os.sep}" in path:
+        if (path == here or frame.filename.startswith("<") or f"{os.sep}torch{os.sep}" in path
+                or f"{os.sep}triton{os.sep}" in path or f"{os.sep}importlib{os.sep}" in path):
             continue
         shown = os.path.relpath(path)
         where = f"{path if shown.startswith('..') else shown}:{frame.lineno} in {frame.name}"
