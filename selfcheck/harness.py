@@ -11,9 +11,11 @@ fail. A correct variant declares ``EXPECT_FAILURES = {}`` and must pass every te
 Every run is a fresh pytest process, so nothing a variant does can leak into another run. Two
 options make many runs cheaper without sharing anything between them:
 
-* ``preloaded=True`` forks each run from a server process that has already imported torch and pytest,
-  instead of starting Python from scratch: the same pytest command in its own process, about a
-  second sooner. Where there is no os.fork (Windows) it runs as a subprocess.
+* ``preloaded=True`` forks each run from the grader's warm fork server (``grader/warm.py``), which
+  has already imported torch and pytest, instead of starting Python from scratch: the same pytest
+  command in its own process, about a second sooner. Where there is no os.fork (Windows) it runs as
+  a subprocess. Call ``start_preloaded()`` from the main thread first (the server lives as long as
+  the thread that started it).
 * ``parallel`` starts many runs at once, a few side by side (``SELFCHECK_WORKERS``, default one per
   core); ``threads`` caps torch's threads in each run so runs side by side don't fight for cores.
 """
@@ -21,17 +23,11 @@ options make many runs cheaper without sharing anything between them:
 from __future__ import annotations
 
 import ast
-import atexit
-import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import threading
-import time
-import traceback
 import xml.etree.ElementTree as ET
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -42,7 +38,6 @@ from typing import Callable, Hashable, Iterator, Sequence, TypeVar
 REPO = Path(__file__).resolve().parents[1]
 VARIANTS = Path(__file__).resolve().parent / "variants"
 WORKERS_ENV = "SELFCHECK_WORKERS"
-PRELOAD = ["torch", "pytest"]  # what every run imports first; the slow part of starting one
 
 R = TypeVar("R")
 
@@ -76,11 +71,15 @@ def run_suite(suite: str, target: str, *extra: str, timeout: float = 300, thread
         argv = [*selection, "--target", target, "-q", "-p", "no:cacheprovider", f"--junitxml={report}",
                 *extra]
         env = {k: v for k, v in os.environ.items() if k != "EXERCISE_TARGET"}
+        if threads:
+            env.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
         if preloaded and hasattr(os, "fork"):
-            code, output = _run_forked(argv, env, threads, Path(tmp) / "output.txt", timeout)
+            log = Path(tmp) / "output.txt"
+            code, timed_out = start_preloaded()(argv, env, log, timeout)
+            if timed_out:
+                raise subprocess.TimeoutExpired(["pytest", *argv], timeout)
+            output = log.read_text(errors="replace") if log.exists() else ""
         else:
-            if threads:
-                env.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
             proc = subprocess.run([sys.executable, "-m", "pytest", *argv], cwd=REPO, capture_output=True,
                                   text=True, timeout=timeout, env=env)
             code, output = proc.returncode, f"{proc.stdout}\n{proc.stderr}"
@@ -161,115 +160,14 @@ def parallel(calls: dict[Hashable, Callable[[], R]],
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-class _Preloaded:
-    """A server process that imports PRELOAD once, then forks one fresh pytest run per request.
-
-    Protocol: one JSON job per line on its stdin, one JSON answer per line on its stdout. It ends
-    when its stdin closes, which also happens when the process that started it dies.
-    """
-
-    def __init__(self) -> None:
-        env = {k: v for k, v in os.environ.items() if k != "EXERCISE_TARGET"}
-        self.proc = subprocess.Popen([sys.executable, "-c", "from selfcheck.harness import _serve; _serve()"],
-                                     cwd=REPO, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-
-    def run(self, job: dict) -> dict:
-        self.proc.stdin.write(json.dumps(job) + "\n")
-        self.proc.stdin.flush()
-        answer = self.proc.stdout.readline()
-        if not answer:
-            raise RuntimeError(f"the preloaded run server ended (exit {self.proc.wait()})")
-        return json.loads(answer)
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=30)
+_runner = None
 
 
-_local = threading.local()  # one server per thread, so runs side by side never queue on each other
-_servers: list[_Preloaded] = []
-_servers_lock = threading.Lock()
+def start_preloaded():
+    """The warm fork server the preloaded runs fork from, started on first use."""
+    global _runner
+    if _runner is None:
+        from grader.warm import ForkServerRunner
 
-
-def _server() -> _Preloaded:
-    server = getattr(_local, "server", None)
-    if server is None or server.proc.poll() is not None:
-        server = _local.server = _Preloaded()
-        with _servers_lock:
-            _servers.append(server)
-    return server
-
-
-@atexit.register
-def _close_servers() -> None:
-    with _servers_lock:
-        for server in _servers:
-            server.close()
-        _servers.clear()
-
-
-def _run_forked(argv: list[str], env: dict[str, str], threads: int | None, output: Path,
-                timeout: float) -> tuple[int, str]:
-    job = {"argv": argv, "env": env, "threads": threads, "output": str(output), "timeout": timeout}
-    answer = _server().run(job)
-    if answer["timed_out"]:
-        raise subprocess.TimeoutExpired(["pytest", *argv], timeout)
-    return answer["code"], output.read_text(errors="replace") if output.exists() else ""
-
-
-def _serve() -> None:
-    """The server's loop (see _Preloaded)."""
-    import pytest  # noqa: F401  the preload: every run forked below starts with these imported
-    import torch  # noqa: F401
-
-    for line in sys.stdin:
-        job = json.loads(line)
-        pid = os.fork()
-        if pid == 0:
-            _run_child(job)  # never returns
-        code, timed_out = _wait(pid, job["timeout"])
-        sys.stdout.write(json.dumps({"code": code, "timed_out": timed_out}) + "\n")
-        sys.stdout.flush()
-
-
-def _wait(pid: int, timeout: float) -> tuple[int, bool]:
-    deadline = time.monotonic() + timeout
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return os.waitstatus_to_exitcode(status), False
-        if time.monotonic() > deadline:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return -signal.SIGKILL, True
-        time.sleep(0.005)
-
-
-def _run_child(job: dict) -> None:
-    """A forked run: what ``python -m pytest ARGV`` in REPO with the job's environment would do."""
-    code = 70  # the run itself broke, not the suite
-    try:
-        # pytest's own output goes to a file, like the subprocess's captured stdout and stderr;
-        # stdin is the server's, so the run gets none.
-        sink = os.open(job["output"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-        os.dup2(sink, 1)
-        os.dup2(sink, 2)
-        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
-        os.chdir(REPO)
-        os.environ.clear()
-        os.environ.update(job["env"])
-        sys.path.insert(0, str(REPO))  # as `python -m` puts the working directory first
-        import pytest
-        import torch
-
-        if job["threads"]:
-            torch.set_num_threads(job["threads"])  # OMP_NUM_THREADS is read at import, already done
-        code = int(pytest.main(job["argv"]))
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BaseException:
-        traceback.print_exc()
-        sys.stderr.flush()
-    finally:
-        os._exit(code)
+        _runner = ForkServerRunner()
+    return _runner

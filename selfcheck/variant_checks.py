@@ -16,7 +16,8 @@ from typing import Callable, Iterable
 
 import pytest
 
-from selfcheck.harness import VARIANTS, default_workers, expected_failures, parallel, run_suite, run_variant, verdict
+from selfcheck.harness import (VARIANTS, default_workers, expected_failures, parallel, run_suite, run_variant,
+                               start_preloaded, verdict)
 
 WORKERS = default_workers()
 FAST = {"preloaded": True, "threads": max(1, (os.cpu_count() or 1) // WORKERS)}
@@ -57,6 +58,7 @@ def variant_checks(suite: str, exercise: str, *, min_wrong: int, min_correct: in
     @pytest.fixture(scope="module")
     def graded(request):
         """Suite runs by key, all started before the first check waits on one."""
+        start_preloaded()  # from this, the main thread: the server lives as long as the thread that starts it
         keys = [run_for(item) for item in request.session.items if item.module is request.module]
         keys.append(("target", "reference"))  # every variant's run is compared with it
         calls = {}
