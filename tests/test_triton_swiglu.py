@@ -120,10 +120,18 @@ def expect_kernels_launched(target, evidence: dict, op: str, stage: str | None =
 
 def unwritten_hint(got: torch.Tensor, exact: torch.Tensor, layout: str = "contiguous") -> str:
     """A hint from where the NaNs are: the probes fill the inputs' surroundings and every fresh
-    allocation with NaN, so a NaN is an element read from outside or never written."""
+    allocation with NaN, so a NaN is an element read from outside or never written. In bfloat16 it
+    may also be arithmetic: Triton's interpreter has none for bfloat16, and its NaNs can fall in any
+    pattern, so that cause is named whatever the pattern."""
     nan = got.double().isnan() & ~exact.isnan()
     if not bool(nan.any()):
         return ""
+    also = ("; or it computed in 16 bits: Triton's interpreter has no bfloat16 arithmetic, convert to"
+            " COMPUTE_DTYPE right after tl.load" if got.dtype == torch.bfloat16 else "")
+    return _nan_pattern(nan, layout) + also
+
+
+def _nan_pattern(nan: torch.Tensor, layout: str) -> str:
     if layout == "strided" and not bool(nan.all()):
         return ("there are NaNs where the formula is finite: x[..., ::2] is a strided view with gaps between its"
                 " elements (the probes fill them with NaN), and the kernel read the gaps. Index with the strides,"
@@ -142,11 +150,9 @@ def unwritten_hint(got: torch.Tensor, exact: torch.Tensor, layout: str = "contig
     if len(starts) == 1 and min(starts) > 0 and all(bool(r[min(starts):].all()) for r in rows):
         return (f"in every row the elements from column {min(starts)} on are NaN and the ones before are right:"
                 f" no program wrote the end of the rows. {cure}")
-    also = ("; or it computed in 16 bits: Triton's interpreter has no bfloat16 arithmetic, convert to"
-            " COMPUTE_DTYPE right after tl.load" if got.dtype == torch.bfloat16 else "")
     return ("there are NaNs where the formula is finite: the probes surround the inputs with NaN and fill"
             " fresh memory with NaN, so the kernel read outside its inputs (missing mask on tl.load?) or left"
-            f" elements unwritten (does the grid round down?){also}")
+            " elements unwritten (does the grid round down?)")
 
 
 def contiguous_reads(gate: torch.Tensor, value: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
