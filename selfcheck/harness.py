@@ -97,7 +97,11 @@ def read_report(report: Path) -> dict[str, Outcome]:
             node = case.find(tag)
             if node is not None:
                 status = {"failure": "failed"}.get(tag, tag)
-                message = (node.get("message") or node.text or "").removeprefix("Failed: ")
+                message = node.get("message") or ""
+                # pytest 9.2 and later cut a long message attribute short; the element text holds it whole.
+                if not message or message.endswith("[truncated; full report in element text]"):
+                    message = node.text or message
+                message = message.removeprefix("Failed: ")
                 break
         outcomes[name] = Outcome(status, message)
     return outcomes
