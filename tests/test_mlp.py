@@ -66,9 +66,16 @@ def expect_block_output(evidence: dict, reference, block: Block, gen, weights: d
     if out.shape != ref.shape or not torch.allclose(out, ref, rtol=0.05, atol=0.05 * ref.abs().max().item()):
         likely = (diagnose(block, weights, x, evidence["out"], nn.GELU(), None)
                   if x.dtype == torch.float64 and out.shape == ref.shape else "")
-        fail(f"{what} is right, but the output is not the block's output yet"
+        fail(f"{what}, but the output is not the block's output yet"
              f"{': ' + likely if likely else ''}. This test counts once"
              f" test_parity_with_reference[default-{block.name}] passes")
+
+
+def expect_block_works(target, reference, block: Block, gen, device: str, what: str) -> None:
+    """expect_block_output for the construction tests: names, shapes and counts are reported by the
+    code under test and could be made up; an output that matches the reference cannot."""
+    evidence, weights, x, _ = run(target, block, gen, device=device)
+    expect_block_output(evidence, reference, block, gen, weights, x, what)
 
 
 def where(target, block: Block, todo: str, method: str) -> str:
@@ -82,7 +89,7 @@ def forward_where(target, block: Block) -> str:
 # ------------------------------------------------------------------------------ construction
 
 @pytest.mark.points(1)
-def test_layer_names(target, block):
+def test_layer_names(target, reference, block, gen, device):
     described = probe(target, block, "describe_block", ctor=CTOR)
     got = described["state_dict_keys"]
     want = list(block.layer_shapes(HIDDEN, INTERMEDIATE))
@@ -103,10 +110,12 @@ def test_layer_names(target, block):
                     " (the transformer layer owns the LayerNorm and the residual connection)")
         fail(f"{where(target, block, block.init_todo, '__init__')}: state_dict keys missing {missing},"
              f" unexpected {extra}; {hint}")
+    expect_block_works(target, reference, block, gen, device,
+                       f"{where(target, block, block.init_todo, '__init__')}: the layer names are right")
 
 
 @pytest.mark.points(1)
-def test_parameter_shapes(target, block):
+def test_parameter_shapes(target, reference, block, gen, device):
     got = probe(target, block, "describe_block", ctor=CTOR)["param_shapes"]
     for name, shape in block.layer_shapes(HIDDEN, INTERMEDIATE).items():
         layer = name.split(".")[0]
@@ -118,10 +127,12 @@ def test_parameter_shapes(target, block):
                      f" hidden_dim={HIDDEN}, intermediate_dim={INTERMEDIATE}",
                      f"{layer} maps {d_in}_dim -> {d_out}_dim: nn.Linear({d_in}_dim, {d_out}_dim), whose "
                      f"weight is stored as (out_features, in_features){swapped}")
+    expect_block_works(target, reference, block, gen, device,
+                       f"{where(target, block, block.init_todo, '__init__')}: the parameter shapes are right")
 
 
 @pytest.mark.points(1)
-def test_parameter_count(target, block):
+def test_parameter_count(target, reference, block, gen, device):
     got = probe(target, block, "describe_block", ctor=CTOR)["param_count"]
     want = block.count(HIDDEN, INTERMEDIATE)
     if got != want:
@@ -129,6 +140,8 @@ def test_parameter_count(target, block):
              f" intermediate_dim={INTERMEDIATE}) has {got} parameters,"
              f" expected {block.count_formula} = {want}: one weight matrix per layer plus a bias each,"
              " and nothing else with parameters")
+    expect_block_works(target, reference, block, gen, device,
+                       f"{where(target, block, block.init_todo, '__init__')}: the parameter count is right")
 
 
 # ---------------------------------------------------------------------------------- forward
@@ -145,7 +158,7 @@ def test_output_shape(target, reference, block, gen, shape, device):
     evidence, weights, x, _ = run(target, block, gen, shape=shape, device=device)
     what = f"{forward_where(target, block)} on input of shape {shape}"
     expect_shape(evidence["out"].shape, shape, what, LEADING_DIMS_HINT)
-    expect_block_output(evidence, reference, block, gen, weights, x, f"{what}: the output shape")
+    expect_block_output(evidence, reference, block, gen, weights, x, f"{what}: the output shape is right")
 
 
 @pytest.mark.points(1)
@@ -157,7 +170,7 @@ def test_dtype_kept(target, reference, block, gen, dtype, device):
         fail(f"{forward_where(target, block)} turned {dtype} input (with a {dtype} block) into {got} output:"
              f" {DTYPE_HINT}")
     expect_block_output(evidence, reference, block, gen, weights, x,
-                        f"{forward_where(target, block)} with {dtype}: the output dtype")
+                        f"{forward_where(target, block)} with {dtype}: the output dtype is right")
     # Training mode too: a hand-made dropout mask with a fixed dtype (.float()) promotes the output there only.
     evidence, *_ = run(target, block, gen, dtype=dtype, dropout=P, train=True, device=device)
     got = evidence["out"].dtype
@@ -181,7 +194,7 @@ def test_input_unmodified(target, reference, block, gen, device):
                  " x.mul_(...), x.copy_(...), or an in-place activation or dropout on x")
         if not train:
             expect_block_output(evidence, reference, block, gen, weights, x,
-                                f"{forward_where(target, block)}: leaving x unmodified")
+                                f"{forward_where(target, block)}: x is left unmodified")
 
 
 @pytest.mark.points(2)
