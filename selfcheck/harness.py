@@ -5,6 +5,14 @@ It declares what the suite must say about it in a module-level dict::
 
     EXPECT_FAILURES = {"test_parity_with_reference[default-GLU]": "gate path"}
 
+A variant is either a whole implementation (a correct one written differently, code adapted from a
+public project) or, for a known mistake, only the lines in which it differs from the reference::
+
+    EDITS = [("value = self.Wv(x)", "value = self.act(self.Wv(x))")]
+
+each pair a piece of the reference's text (found exactly once) and what replaces it, so the mistake
+reads at a glance and the scaffolding lives in the reference alone (``materialize``).
+
 mapping a failing test id to a phrase its message must contain. Tests it does not name may pass or
 fail. A correct variant declares ``EXPECT_FAILURES = {}`` and must pass every test.
 
@@ -50,12 +58,10 @@ class Outcome:
 
 def expected_failures(variant: Path) -> dict[str, str]:
     """Read EXPECT_FAILURES without importing the variant (it is code under test)."""
-    for node in ast.parse(variant.read_text()).body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "EXPECT_FAILURES" for t in node.targets
-        ):
-            return ast.literal_eval(node.value)
-    raise ValueError(f"{variant} declares no EXPECT_FAILURES")
+    expected = _module_constant(variant, "EXPECT_FAILURES")
+    if expected is None:
+        raise ValueError(f"{variant} declares no EXPECT_FAILURES")
+    return expected
 
 
 def run_suite(suite: str, target: str, *extra: str, timeout: float = 300, threads: int | None = None,
@@ -107,11 +113,38 @@ def read_report(report: Path) -> dict[str, Outcome]:
     return outcomes
 
 
+def _module_constant(variant: Path, name: str):
+    for node in ast.parse(variant.read_text()).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return ast.literal_eval(node.value)
+    return None
+
+
+def edits(variant: Path) -> list[tuple[str, str]] | None:
+    """The variant's EDITS of the reference, or None for a whole implementation."""
+    return _module_constant(variant, "EDITS")
+
+
+def materialize(variant: Path, exercise: str) -> str:
+    """The source the suite grades for ``variant``: the file itself, or the reference with its edits."""
+    changes = edits(variant)
+    if changes is None:
+        return variant.read_text()
+    source = (REPO / "solution" / "hidden" / f"reference_{exercise}.py").read_text()
+    for old, new in changes:
+        found = source.count(old)
+        if found != 1:
+            raise ValueError(f"{variant.name}: the edit's text {old!r} occurs {found} times in the reference,"
+                             " not once (the reference changed?)")
+        source = source.replace(old, new)
+    return f"# {variant.name}: the reference with these edits: {[new for _, new in changes]!r}\n{source}"
+
+
 def run_variant(suite: str, exercise: str, variant: Path, *extra: str,
                 **options) -> tuple[int, dict[str, Outcome]]:
     """Grade ``variant`` as if it were the student's ``exercise``.py; ``options`` go to run_suite."""
     with tempfile.TemporaryDirectory() as folder:
-        shutil.copy(variant, Path(folder) / f"{exercise}.py")
+        (Path(folder) / f"{exercise}.py").write_text(materialize(variant, exercise))
         return run_suite(suite, folder, *extra, **options)
 
 
