@@ -1,10 +1,14 @@
 """``python -m grader --batch DIR --csv grades.csv``: every subfolder of DIR is one submission.
 
 Submissions are graded in parallel (``--jobs``), each exactly as ``python -m grader PATH`` would:
-its own trusted pytest process and its own child. A row is appended to the CSV (and flushed to
-disk) as each submission finishes, so an interrupted batch loses nothing: ``--resume`` skips the
-submissions already in the CSV. A submission that hangs, crashes or eats memory is stopped by its
-limits and costs only its own row.
+its own trusted pytest process and its own child, which runs as a uid of its own when the grader is
+root. A batch grades for credit, so it requires the sandbox unless ``--sandbox`` says otherwise: if
+the sandbox cannot start, the batch stops at once with exit 3 and no score.
+
+A row is appended to the CSV (and flushed to disk) as each submission finishes, so an interrupted
+batch loses nothing: Ctrl-C stops the running submissions within seconds and leaves only whole rows;
+``--resume`` skips the submissions already graded and retries those whose row says ``error``. A
+submission that hangs, crashes or eats memory is stopped by its limits and costs only its own row.
 """
 
 from __future__ import annotations
@@ -17,17 +21,18 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
-from grader.grading import TASK_TITLES, Grade, GraderFailure, grade
+from grader.grading import TASK_TITLES, Grade, GraderFailure, SandboxUnavailable, grade
+from grader.safe_text import csv_cell, printable
 from grader.sandbox import Limits
 
-EXIT_OK, EXIT_GRADER_ERROR = 0, 3
+EXIT_OK, EXIT_GRADER_ERROR, EXIT_INTERRUPTED = 0, 3, 130
 
 
 def columns() -> list[str]:
     cols = ["submission", "score", "max_score"]
     for task in TASK_TITLES:
         cols += [task, f"{task}_max"]
-    return cols + ["status", "first_failure", "isolation", "seed", "seconds"]
+    return cols + ["status", "first_failure", "sandboxed", "isolation", "seed", "seconds"]
 
 
 def row_for(name: str, result: Grade | None, error: str = "", seconds: float = 0.0) -> dict:
@@ -35,19 +40,19 @@ def row_for(name: str, result: Grade | None, error: str = "", seconds: float = 0
     row["submission"] = name
     if result is None:
         row.update(status="error", first_failure=error, seconds=f"{seconds:.1f}")
-        return row
-    row.update(score=result.score, max_score=result.max_score, isolation=result.isolation,
-               seed=result.seed, seconds=f"{result.seconds:.1f}", status="graded")
-    for task in TASK_TITLES:
-        tests = result.task_tests(task)
-        row[task] = sum(t.points for t in tests)
-        row[f"{task}_max"] = sum(t.max_points for t in tests)
-    first = next((t for t in result.tests if t.status != "passed"), None)
-    if result.note:
-        row["first_failure"] = result.note
-    elif first is not None:
-        row["first_failure"] = f"{first.name}: {first.message}"
-    return row
+    else:
+        row.update(score=result.score, max_score=result.max_score, isolation=result.isolation,
+                   sandboxed="yes" if result.sandboxed else "no",
+                   seed=result.seed, seconds=f"{result.seconds:.1f}", status="graded")
+        for task in TASK_TITLES:
+            tests = result.task_tests(task)
+            row[task] = sum(t.points for t in tests)
+            row[f"{task}_max"] = sum(t.max_points for t in tests)
+        first = next((t for t in result.tests if t.status != "passed"), None)
+        if first is not None:
+            row["first_failure"] = f"{first.name}: {first.message}"
+    # The folder name and the messages come from students: no cell may act as a formula.
+    return {k: csv_cell(v) for k, v in row.items()}
 
 
 def submissions_in(folder: Path) -> list[Path]:
@@ -59,14 +64,28 @@ def submissions_in(folder: Path) -> list[Path]:
     return subs
 
 
-def already_graded(csv_path: Path) -> set[str]:
-    if not csv_path.exists() or csv_path.stat().st_size == 0:
-        return set()
+def read_rows(csv_path: Path) -> list[dict]:
     with open(csv_path, newline="", encoding="utf-8") as f:
         reader = csv.DictReader(f)
         if reader.fieldnames != columns():
             raise GraderFailure(f"{csv_path} has other columns than this grader writes; give a new --csv file")
-        return {row["submission"] for row in reader if row.get("submission")}
+        return list(reader)
+
+
+def keep_graded_rows(csv_path: Path) -> set[str]:
+    """For --resume: drop the rows that say ``error`` (they are graded again) and return who is done."""
+    if not csv_path.exists() or csv_path.stat().st_size == 0:
+        return set()
+    rows = read_rows(csv_path)
+    kept = [r for r in rows if r["status"] == "graded" and r["submission"]]
+    if len(kept) != len(rows):
+        tmp = csv_path.with_name(csv_path.name + ".tmp")
+        with open(tmp, "w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=columns())
+            writer.writeheader()
+            writer.writerows(kept)
+        tmp.replace(csv_path)  # whole or not at all, like every row
+    return {r["submission"] for r in kept}  # as the CSV holds them: compare with csv_cell(name)
 
 
 class Progress:
@@ -83,6 +102,7 @@ class Progress:
             self.done += 1
             elapsed = time.monotonic() - self.started
             eta = elapsed / self.done * (self.total - self.done)
+            name = printable(name)
             outcome = (f"{row['score']}/{row['max_score']}" if row["status"] == "graded"
                        else f"error: {row['first_failure'][:80]}")
             if self.tty:
@@ -112,7 +132,9 @@ def make_runner():
         from grader.warm import ForkServerRunner
 
         return ForkServerRunner()
-    return None
+    from grader.grading import SubprocessRunner
+
+    return SubprocessRunner()
 
 
 def _grade_one(path: Path, limits: Limits, sandbox_mode: str, tasks, seed, runner) -> tuple[Grade | None, str, float]:
@@ -121,6 +143,8 @@ def _grade_one(path: Path, limits: Limits, sandbox_mode: str, tasks, seed, runne
         # An empty or misnamed hand-in is still graded: 0 points, "no file mlp_block.py" as the reason.
         return grade(path, display=path.name, limits=limits, sandbox_mode=sandbox_mode, tasks=tasks,
                      seed=seed, runner=runner), "", time.monotonic() - started
+    except SandboxUnavailable:
+        raise  # the machine, not this submission: the whole batch stops
     except GraderFailure as exc:
         return None, str(exc).splitlines()[0], time.monotonic() - started
     except Exception as exc:  # a grader bug on one submission must not lose the others' rows
@@ -132,23 +156,24 @@ def run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits: 
     subs = submissions_in(folder)
     if csv_path.exists() and csv_path.stat().st_size and not resume:
         raise GraderFailure(f"{csv_path} already exists: pass --resume to continue it, or remove it to start over")
-    done = already_graded(csv_path) if resume else set()
-    todo = [p for p in subs if p.name not in done]
+    done = keep_graded_rows(csv_path) if resume else set()
+    todo = [p for p in subs if csv_cell(p.name) not in done]
     progress = Progress(len(todo), len(subs) - len(todo))
     if done:
-        print(f"resuming: {len(subs) - len(todo)} of {len(subs)} submissions already in {csv_path}",
+        print(f"resuming: {len(subs) - len(todo)} of {len(subs)} submissions already graded in {csv_path}",
               file=sys.stderr)
     csv_path.parent.mkdir(parents=True, exist_ok=True)
     new_file = not csv_path.exists() or csv_path.stat().st_size == 0
-    errors = 0
+    errors = written = 0
     runner = make_runner()
-    with open(csv_path, "a", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=columns())
-        if new_file:
-            writer.writeheader()
-            f.flush()
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            pending: dict[Future, Path] = {}
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    pending: dict[Future, Path] = {}
+    try:
+        with open(csv_path, "a", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=columns())
+            if new_file:
+                writer.writeheader()
+                f.flush()
             queue = list(todo)
             while queue or pending:
                 while queue and len(pending) < jobs:
@@ -163,7 +188,22 @@ def run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits: 
                     writer.writerow(row)
                     f.flush()
                     os.fsync(f.fileno())  # a row on disk survives a crash of the batch right after
+                    written += 1
                     progress.update(path.name, row, len(pending))
-    print(f"graded {len(todo) - errors} submission(s) into {csv_path}"
-          + (f"; {errors} could not be graded (status 'error' in the CSV)" if errors else ""), file=sys.stderr)
+    except (KeyboardInterrupt, SandboxUnavailable) as exc:
+        runner.abort()  # the running submissions' processes, and everything they started
+        pool.shutdown(wait=True, cancel_futures=True)
+        if isinstance(exc, SandboxUnavailable):
+            print(f"grader error: {exc}; the batch stopped: nothing was graded without the sandbox"
+                  f" ({written} row(s) graded before are in {csv_path})", file=sys.stderr)
+            return EXIT_GRADER_ERROR
+        print(f"\ninterrupted: {written} submission(s) graded into {csv_path}, {len(todo) - written} not;"
+              " run the same command with --resume to go on", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    pool.shutdown(wait=True)
+    graded = len(todo) - errors
+    sandboxed_note = "" if sandbox_mode == "bwrap" else f" (--sandbox {sandbox_mode}: check the sandboxed column)"
+    print(f"batch done: {graded} graded, {errors} error(s), {len(subs) - len(todo)} already graded, into"
+          f" {csv_path}{sandboxed_note}" + (" (status 'error' rows: rerun with --resume to retry them)" if errors else ""),
+          file=sys.stderr)
     return EXIT_GRADER_ERROR if todo and errors == len(todo) else EXIT_OK

@@ -1,8 +1,13 @@
 """``python -m grader``: grade one submission, a folder of submissions, or make a Gradescope bundle.
 
 Exit codes: 0 grading completed (whatever the score); 1 the score is below ``--fail-under``;
-3 the grader could not grade (bad path or option, broken set-up). 2 is never used, so a script can
-tell "the student scored low" from "the grader needs attention".
+3 the grader could not grade (bad path or option, broken set-up, or a sandbox required but not
+starting: then no score is written at all). 2 is never used, so a script can tell "the student
+scored low" from "the grader needs attention".
+
+Grading for credit (``--batch``, the Gradescope bundle, CI templates) requires the sandbox by
+default; a single local run (a student checking their work) falls back to an unsandboxed child and
+says so. ``--sandbox`` overrides either default.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from pathlib import Path
 
 from grader import report
 from grader.grading import TASK_TITLES, GraderFailure, grade
+from grader.safe_text import printable
 from grader.sandbox import REPO, SANDBOX_MODES, Limits, exercise_folder
 
 EXIT_OK, EXIT_BELOW, EXIT_GRADER_ERROR = 0, 1, 3
@@ -48,23 +54,27 @@ def build_parser() -> Parser:
     out.add_argument("--fail-under", type=float, metavar="POINTS", help="exit 1 if the score is below POINTS")
     out.add_argument("--verbose", action="store_true", help="also show the graded suites' own pytest output")
     run = p.add_argument_group("how to grade")
-    run.add_argument("--seed", type=int, help="seed for the tests' data (default: a fresh one each run)")
+    run.add_argument("--seed", type=int, help="seed for the tests' data (default: derived from the submission's"
+                                              " files and the grader's version, so the same files get the same grade)")
     run.add_argument("--tasks", metavar="LIST", help=f"comma-separated tasks to grade (of {','.join(TASK_TITLES)})")
-    run.add_argument("--sandbox", choices=SANDBOX_MODES, default="auto",
-                     help="auto: bubblewrap where it works, else a plain child process (default); "
-                          "bwrap: require it; none: never sandbox")
+    run.add_argument("--sandbox", choices=SANDBOX_MODES, default=None,
+                     help="bwrap: require bubblewrap, or exit 3 without a score (the default with --batch); "
+                          "auto: bubblewrap where it works, else a plain child process, saying so (the default"
+                          " for one local run); none: never sandbox")
     run.add_argument("--call-timeout", type=float, default=Limits.call_timeout, metavar="S",
                      help=f"seconds one call into the submission may take (default {Limits.call_timeout:.0f})")
     run.add_argument("--budget", type=float, default=Limits.budget, metavar="S",
-                     help=f"seconds all calls of one submission may take together (default {Limits.budget:.0f})")
+                     help=f"seconds all calls of one task may take together (default {Limits.budget:.0f})")
     run.add_argument("--memory-mb", type=int, default=Limits.memory_mb, metavar="MB",
-                     help=f"memory limit of the submission's process (default {Limits.memory_mb})")
+                     help=f"memory limit over all of the submission's processes where a cgroup can be made,"
+                          f" and of each process (default {Limits.memory_mb})")
     batch = p.add_argument_group("batch grading")
     batch.add_argument("--batch", type=Path, metavar="DIR", help="grade each subfolder of DIR as one submission")
     batch.add_argument("--csv", type=Path, metavar="FILE", help="with --batch: the grades, one row per submission")
     batch.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1), metavar="N",
                        help="with --batch: submissions graded in parallel (default: one per core)")
-    batch.add_argument("--resume", action="store_true", help="with --batch: skip submissions already in the CSV")
+    batch.add_argument("--resume", action="store_true",
+                       help="with --batch: skip submissions already graded in the CSV (rows with status error are retried)")
     p.add_argument("--gradescope-bundle", type=Path, metavar="ZIP",
                    help="write a Gradescope autograder bundle (setup.sh, run_autograder, the grader) and exit")
     return p
@@ -125,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         from grader.batch import run_batch
 
         return run_batch(args.batch, args.csv, jobs=args.jobs, resume=args.resume, limits=limits,
-                         sandbox_mode=args.sandbox, tasks=tasks, seed=args.seed)
+                         sandbox_mode=args.sandbox or "bwrap", tasks=tasks, seed=args.seed)
     if args.csv or args.resume:
         raise GraderFailure("--csv and --resume go with --batch DIR")
 
@@ -136,10 +146,13 @@ def run(args: argparse.Namespace) -> int:
     check_submission(submission)
     log: list[str] = []
     result = grade(submission, display=display, seed=args.seed, limits=limits,
-                   sandbox_mode=args.sandbox, tasks=tasks, log=log)
+                   sandbox_mode=args.sandbox or "auto", tasks=tasks, log=log)
     if args.verbose:
-        print("".join(log))
+        print(printable("".join(log), keep_newlines=True))
     print(report.text(result))
+    if not result.sandboxed:
+        print(f"Not sandboxed: {result.isolation}. Fine for checking your own work; a grade for credit"
+              " needs --sandbox bwrap.", file=sys.stderr)
     if args.json:
         report.write_json(args.json, report.as_json(result))
     if args.gradescope:

@@ -5,27 +5,39 @@ checkout (``REPO``): pytest runs from there with ``--rootdir``/``-c``/``--confcu
 so nothing in the submission (a conftest.py, a pytest.ini, a rewritten tests/) is ever read. The
 submission's code runs only in the sandboxed child behind ``--target sandbox:PATH``. Points come from
 the markers of the collected tests, written by ``grader/plugin.py`` into a file the child cannot see.
+
+A grade is complete or it is an error: every collected test has exactly one result in that file, or
+``GraderFailure`` is raised (exit 3, status ``error``), never a smaller total. The same files get the
+same grade: the tests' seed is derived from the submission's content and the grader's version
+unless ``--seed`` is given.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-import secrets
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.sandbox import REPO, Limits, SANDBOX_ENV, kill_group, spawn, kill_strays, become_subreaper
+from grader.safe_text import printable
+from grader.sandbox import (REPO, Limits, SANDBOX_ENV, SANDBOX_REQUIRED, MAX_SUBMISSION_FILE_BYTES, MAX_SUBMISSION_FILES, become_subreaper,
+                            exercise_folder, kill_group, kill_strays, spawn)
 
 TASK_TITLES = {"mlp": "MLP", "glu": "GLU", "swiglu": "SwiGLU"}
 
 
 class GraderFailure(Exception):
     """The grader itself could not grade (bad path, broken suites, no way to run a child)."""
+
+
+class SandboxUnavailable(GraderFailure):
+    """The sandbox was required and could not start: nothing may be graded on this machine."""
 
 
 @dataclass
@@ -45,8 +57,8 @@ class Grade:
     seed: int
     tests: list[TestResult] = field(default_factory=list)
     isolation: str = ""
+    sandboxed: bool = False  # as the grader's trusted process started the child; the child has no say
     seconds: float = 0.0
-    note: str = ""   # a problem with this submission's run as a whole (stopped after too long, ...)
     not_graded: list[str] = field(default_factory=list)  # suites skipped on this machine, with why
 
     @property
@@ -72,8 +84,28 @@ def task_title(task: str) -> str:
     return TASK_TITLES.get(task, task)
 
 
-def fresh_seed() -> int:
-    return secrets.randbelow(2**31 - 1) + 1
+def grader_version() -> str:
+    """A digest of everything that decides a grade: the grader, the graded suites, the reference."""
+    digest = hashlib.sha256()
+    for pattern in ("grader/*.py", "tests/*.py", "solution/hidden/*.py", "pyproject.toml"):
+        for path in sorted(REPO.glob(pattern)):
+            digest.update(path.relative_to(REPO).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
+
+
+def content_seed(submission: Path) -> int:
+    """The seed for a submission: the same files and the same grader give the same grade.
+
+    It covers exactly what the child gets to see (the folder's top-level .py files, as the sandbox
+    copies them), so renaming the folder or adding a README does not change the data.
+    """
+    digest = hashlib.sha256(grader_version().encode())
+    folder = exercise_folder(submission)
+    files = sorted(p for p in folder.glob("*.py") if p.is_file() and not p.is_symlink()) if folder.is_dir() else []
+    for path in files[:MAX_SUBMISSION_FILES]:
+        if path.stat().st_size <= MAX_SUBMISSION_FILE_BYTES:
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return int.from_bytes(digest.digest()[:4], "big") % (2**31 - 1) + 1
 
 
 def suite_paths() -> list[Path]:
@@ -114,19 +146,25 @@ def pytest_env(limits: Limits, sandbox_mode: str) -> dict[str, str]:
     return env
 
 
-def overall_timeout(limits: Limits) -> float:
-    """Wall clock for one submission's whole run: the child's budget plus start-ups and slack."""
-    return limits.budget + 3 * limits.startup_timeout + 120
+def overall_timeout(limits: Limits, tasks: int = len(TASK_TITLES)) -> float:
+    """Wall clock for one submission's whole run: every task's budget, plus start-ups and slack."""
+    return limits.budget * tasks + 3 * limits.startup_timeout + 120
 
 
 class SubprocessRunner:
     """Runs the trusted pytest session as a fresh ``python -m pytest`` process."""
+
+    def __init__(self) -> None:
+        self._running: set[subprocess.Popen] = set()
+        self._lock = threading.Lock()
 
     def __call__(self, args: list[str], env: dict[str, str], log_path: Path, timeout: float) -> tuple[int | None, bool]:
         become_subreaper()
         with open(log_path, "wb") as log:
             proc = spawn([sys.executable, "-m", "pytest", *args], cwd=REPO, env=env, stdin=subprocess.DEVNULL,
                          stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            with self._lock:
+                self._running.add(proc)
             try:
                 proc.wait(timeout=timeout)
                 timed_out = False
@@ -135,7 +173,16 @@ class SubprocessRunner:
             finally:
                 kill_group(proc)  # whatever it left in its group goes with it
                 kill_strays()
+                with self._lock:
+                    self._running.discard(proc)
         return (None if timed_out else proc.returncode), timed_out
+
+    def abort(self) -> None:
+        """Kill every session now running (Ctrl-C on a batch); their children die with them."""
+        with self._lock:
+            running = list(self._running)
+        for proc in running:
+            kill_group(proc)
 
 
 def grade(submission: Path, *, display: str | None = None, seed: int | None = None,
@@ -147,12 +194,12 @@ def grade(submission: Path, *, display: str | None = None, seed: int | None = No
     """
     limits = limits or Limits()
     runner = runner or SubprocessRunner()
-    seed = fresh_seed() if seed is None else seed
+    seed = content_seed(submission) if seed is None else seed
     grade_ = Grade(submission=display or str(submission), seed=seed)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="grader-run-") as tmp:
         results, log_path = Path(tmp) / "results.jsonl", Path(tmp) / "pytest.log"
-        timeout = overall_timeout(limits)
+        timeout = overall_timeout(limits, len(tasks) if tasks else len(TASK_TITLES))
         env = pytest_env(limits, sandbox_mode)
         # The session makes its temporary files (the child's copies) in here, so they go when this
         # does, even if the session was killed. Traversable, not listable: a child that runs as
@@ -161,54 +208,85 @@ def grade(submission: Path, *, display: str | None = None, seed: int | None = No
         os.chmod(tmp, 0o711)
         returncode, timed_out = runner(pytest_args(submission.resolve(), results, seed, tasks), env,
                                        log_path, timeout)
-        if timed_out:
-            grade_.note = f"grading stopped after {timeout:.0f} s; tests that had not finished count as failed"
         text = log_path.read_text("utf-8", "replace") if log_path.exists() else ""
         if log is not None:
             log.append(text)
+        if timed_out:
+            raise GraderFailure(f"grading did not finish within {timeout:.0f} s (the per-task budgets"
+                                " should have stopped it sooner): not graded")
         records = _read_records(results)
     grade_.seconds = time.monotonic() - started
     _fill(grade_, records, returncode, text)
     return grade_
 
 
+# What each kind of line in the results file must hold (grader/plugin.py writes them).
+RECORD_FIELDS = {
+    "collected": {"nodeid": str, "task": (str, type(None)), "points": int},
+    "result": {"nodeid": str, "status": str, "message": str, "detail": str, "grader_error": bool},
+    "collect_error": {"nodeid": str, "message": str},
+    "collect_skip": {"nodeid": str, "message": str},
+    "session": {"exitstatus": int, "isolation": str, "sandboxed": bool},
+}
+
+
 def _read_records(path: Path) -> list[dict]:
+    """Every line of the results file, each checked; any line that is not a record is an error."""
+    if not path.exists():
+        raise GraderFailure("the grading run wrote no results: not graded")
     records = []
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError:
-                pass  # the last line of a run that was stopped mid-write
+    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            raise GraderFailure(f"line {number} of the grading run's results is not JSON: not graded") from None
+        fields = RECORD_FIELDS.get(record.get("kind")) if isinstance(record, dict) else None
+        if fields is None or any(not isinstance(record.get(k), t) for k, t in fields.items()):
+            raise GraderFailure(f"line {number} of the grading run's results is not a valid record: not graded")
+        records.append(record)
     return records
 
 
 def _fill(grade_: Grade, records: list[dict], returncode: int | None, output: str) -> None:
     collected = [r for r in records if r["kind"] == "collected"]
     errors = [r for r in records if r["kind"] == "collect_error"]
-    results = {r["nodeid"]: r for r in records if r["kind"] == "result"}
-    session = next((r for r in records if r["kind"] == "session"), {})
+    results: dict[str, dict] = {}
+    for r in records:
+        if r["kind"] == "result":
+            if r["nodeid"] in results:
+                raise GraderFailure(f"two results for {r['nodeid']}: not graded")
+            results[r["nodeid"]] = r
+    sessions = [r for r in records if r["kind"] == "session"]
     if errors:
         raise GraderFailure("the grader's own suites could not be collected:\n"
                             + "\n".join(f"{e['nodeid']}: {e['message']}" for e in errors))
-    if not collected and not grade_.note:
+    if not collected:
         tail = "\n".join(output.strip().splitlines()[-15:])
         raise GraderFailure(f"pytest collected no graded test (exit {returncode}):\n{tail}")
     broken = [r for r in results.values() if r.get("grader_error")]
     if broken:
         why = (broken[0]["detail"] or broken[0]["message"]).removeprefix("grader.sandbox.GraderError: ")
+        why = printable(why.splitlines()[0] if why else "")
+        if why.startswith(SANDBOX_REQUIRED):
+            raise SandboxUnavailable(why)
         raise GraderFailure(f"could not run the submission's code: {why}")
-    grade_.isolation = session.get("isolation", "")
-    grade_.not_graded = [f"{r['nodeid'].removeprefix('tests/')}: {r['message']}"
+    ids = [r["nodeid"] for r in collected]
+    missing = [i for i in ids if i not in results]
+    if len(set(ids)) != len(ids) or missing or set(results) - set(ids) or len(sessions) != 1:
+        first = missing[0] if missing else "the session"
+        raise GraderFailure(f"the grading run ended without a result for every test ({len(missing)} missing,"
+                            f" e.g. {first}; exit {returncode}): not graded")
+    grade_.isolation = sessions[0]["isolation"]
+    grade_.sandboxed = sessions[0]["sandboxed"]
+    grade_.not_graded = [printable(f"{r['nodeid'].removeprefix('tests/')}: {r['message']}")
                          for r in records if r["kind"] == "collect_skip"]
     for record in collected:
-        result = results.get(record["nodeid"])
-        if result is None:
-            result = {"status": "failed", "message": f"not graded: {grade_.note or 'the grading run stopped early'}",
-                      "detail": ""}
+        result = results[record["nodeid"]]
+        if result["status"] not in ("passed", "failed", "skipped"):
+            raise GraderFailure(f"{record['nodeid']}: unknown outcome {result['status']!r}: not graded")
         passed = result["status"] == "passed"
         name = record["nodeid"].removeprefix("tests/")
         grade_.tests.append(TestResult(
             name=name, task=record["task"] or "other", points=record["points"] if passed else 0,
-            max_points=record["points"], status=result["status"], message=result["message"],
-            detail=result.get("detail", "")))
+            max_points=record["points"], status=result["status"], message=printable(result["message"]),
+            detail=printable(result["detail"], keep_newlines=True)))

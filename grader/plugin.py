@@ -8,7 +8,8 @@ process (never in the child that runs the submission). It writes JSON lines to F
   (status ``passed``/``failed``/``skipped``; ``message`` is one line, ``detail`` the full text);
 * ``{"kind": "collect_error", "nodeid", "message"}``: a suite that could not be collected;
 * ``{"kind": "collect_skip", "nodeid", "message"}``: a suite skipped as a whole on this machine;
-* ``{"kind": "session", "exitstatus", "isolation"}``: at the end.
+* ``{"kind": "session", "exitstatus", "isolation", "sandboxed"}``: at the end (how the child ran, as
+  this trusted process started it: nothing the child says goes into it).
 
 Lines are flushed one by one, so a run stopped half way still says which tests ended and how.
 """
@@ -16,6 +17,7 @@ Lines are flushed one by one, so a run stopped half way still says which tests e
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -69,7 +71,8 @@ class Recorder:
     """Registered per test session (one run of pytest.main), so a warm process can run many."""
 
     def __init__(self, path: str) -> None:
-        self.file = open(path, "a", encoding="utf-8")
+        # Readable by the grader alone: the submission's processes run as other users.
+        self.file = open(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "a", encoding="utf-8")
         self.outcomes: dict[str, dict] = {}
 
     def write(self, record: dict) -> None:
@@ -115,8 +118,9 @@ class Recorder:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        from grader.sandbox import close_all, isolation
+        from grader.sandbox import close_all, isolation, sandboxed
 
         close_all()  # the submission's processes end with its test session, not at interpreter exit
-        self.write({"kind": "session", "exitstatus": int(exitstatus), "isolation": isolation()})
+        self.write({"kind": "session", "exitstatus": int(exitstatus), "isolation": isolation(),
+                    "sandboxed": sandboxed()})
         self.file.close()

@@ -2,6 +2,9 @@
 
 Every format is written from a finished ``Grade`` by the grader's process, after the submission's
 child processes are gone, so nothing the submission did can end up in them but its test outcomes.
+Each says whether the submission ran sandboxed (``sandboxed``, decided by the grader alone). Messages
+arrive with their control characters escaped (``grader/grading.py``); Markdown and CSV escape what is
+special to them.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from grader.grading import Grade, task_title
+from grader.safe_text import markdown_cell
 
 JSON_SCHEMA = "mlp-block-grader/1"
 
@@ -28,7 +32,8 @@ def _task_row(grade: Grade, task: str) -> tuple[str, str, str]:
 
 
 def text(grade: Grade) -> str:
-    lines = [f"Grade for {grade.submission}   (seed {grade.seed}; {grade.isolation or 'no code was run'})", ""]
+    lines = [f"Grade for {grade.submission}   (seed {grade.seed})",
+             f"Sandboxed: {'yes' if grade.sandboxed else 'NO'} ({grade.isolation or 'no code was run'})", ""]
     rows = [("Task", "Tests passed", "Points")] + [_task_row(grade, task) for task in grade.tasks()]
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     for i, row in enumerate(rows):
@@ -42,8 +47,6 @@ def text(grade: Grade) -> str:
         for task, t in failures:
             lines.append(f"  {task_title(task)}: {t.name}")
             lines.append(f"      {t.message}")
-    if grade.note:
-        lines += ["", f"Note: {grade.note}"]
     if grade.not_graded:
         lines += ["", "Not graded on this machine (not counted in the total):"]
         lines += [f"  {why}" for why in grade.not_graded]
@@ -64,11 +67,11 @@ def as_json(grade: Grade) -> dict:
         "schema": JSON_SCHEMA,
         "submission": grade.submission,
         "seed": grade.seed,
+        "sandboxed": grade.sandboxed,
         "isolation": grade.isolation,
         "score": grade.score,
         "max_score": grade.max_score,
         "seconds": round(grade.seconds, 2),
-        "note": grade.note,
         "not_graded": grade.not_graded,
         "tasks": tasks,
         "tests": [{"name": t.name, "task": t.task, "points": t.points, "max": t.max_points,
@@ -85,11 +88,15 @@ def gradescope(grade: Grade) -> dict:
                       "status": "passed" if t.status == "passed" else "failed", "output": output,
                       "visibility": "visible"})
     return {"score": grade.score, "output": text(grade), "visibility": "visible",
-            "stdout_visibility": "hidden", "tests": tests}
+            "stdout_visibility": "hidden", "tests": tests,
+            "extra_data": {"sandboxed": grade.sandboxed, "isolation": grade.isolation, "seed": grade.seed}}
 
 
 def junit(grade: Grade) -> ET.ElementTree:
     root = ET.Element("testsuites", name="grader", tests=str(len(grade.tests)))
+    props = ET.SubElement(root, "properties")
+    ET.SubElement(props, "property", name="sandboxed", value="true" if grade.sandboxed else "false")
+    ET.SubElement(props, "property", name="isolation", value=grade.isolation)
     for task in grade.tasks():
         tests = grade.task_tests(task)
         suite = ET.SubElement(root, "testsuite", name=task_title(task), tests=str(len(tests)),
@@ -110,23 +117,18 @@ def junit(grade: Grade) -> ET.ElementTree:
     return ET.ElementTree(root)
 
 
-def _md(text_: str) -> str:
-    return text_.replace("|", "\\|").replace("\n", " ")
-
-
 def markdown(grade: Grade) -> str:
     lines = [f"### Grade: {grade.score}/{grade.max_score} points", "",
              "| Task | Tests passed | Points | First failure |", "| --- | ---: | ---: | --- |"]
     for task in grade.tasks():
         title, passed, points = _task_row(grade, task)
         first = _first_failure(grade, task)
-        why = "" if first is None else f"`{_md(first.name)}`: {_md(first.message)}"
+        why = "" if first is None else f"{markdown_cell(first.name)}: {markdown_cell(first.message)}"
         lines.append(f"| {title} | {passed} | {points} | {why} |")
-    lines += ["", f"Seed {grade.seed}; {grade.isolation or 'no code was run'}."]
-    if grade.note:
-        lines.append(f"Note: {_md(grade.note)}")
+    lines += ["", f"Seed {grade.seed}. Sandboxed: {'yes' if grade.sandboxed else '**no**'}"
+                  f" ({markdown_cell(grade.isolation or 'no code was run')})."]
     for why in grade.not_graded:
-        lines.append(f"Not graded here: {_md(why)}")
+        lines.append(f"Not graded here: {markdown_cell(why)}")
     return "\n".join(lines) + "\n"
 
 

@@ -13,14 +13,19 @@ Two uses:
 * ``sandbox=True`` (``SandboxBackend``, what ``python -m grader`` uses): the child gets a copy of the
   submission's exercise files and of ``probes.py``/``child.py`` only. On Linux it runs under
   bubblewrap: read-only system and Python directories, nothing of the grader's checkout (no tests,
-  no reference), a private /tmp, no network, its own PID namespace (so nothing it starts outlives
-  it), uid nobody. Where bubblewrap is missing or refused, the child runs unsandboxed with the same
-  limits (as nobody when the grader runs as root) and ``isolation()`` says so.
+  no reference), a private /tmp and /dev/shm of a few MB, no network, its own PID namespace (so
+  nothing it starts outlives it). When the grader runs as root, the child (bubblewrap included) runs
+  as a host uid of its own (``grader/confinement.py``), never as root, and all of its processes share
+  one memory limit (a cgroup) where one can be made. Mode ``bwrap`` (grading for credit) fails with a
+  ``GraderError`` when bubblewrap cannot start; mode ``auto`` (a student's local check) then runs the
+  child unsandboxed, with the same limits and uid, and ``isolation()`` says so and why.
 
 Every child gets resource limits (address space, CPU time, file size, processes; a local run no
-memory limit), a wall-clock limit per call, and a budget for the whole submission; it is killed
-with its whole process group after use. Limits come from ``GRADER_*`` environment variables (see ``Limits.from_env``), which
-``python -m grader`` sets from its options.
+memory limit), a wall-clock limit per call, and a budget per task (a hang in one task costs only that
+task); it is killed with its whole process group after use. What it sends back is hostile input
+(``grader/evidence.py``): checked for size and shape before anything computes on it, and the time
+spent on that counts against the submission's budget. Limits come from ``GRADER_*`` environment
+variables (see ``Limits.from_env``), which ``python -m grader`` sets from its options.
 """
 
 from __future__ import annotations
@@ -46,11 +51,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from grader import confinement
+from grader.safe_text import printable
+
 GRADER_DIR = Path(__file__).resolve().parent
 REPO = GRADER_DIR.parent
 CHILD_SCRIPT = GRADER_DIR / "child.py"
 HEADER = struct.Struct(">cQ")
 NOBODY = 65534
+MAX_STAGE_FRAME = 4096
+# One child serves every task of its exercise file, each with a wall-clock budget of its own; its CPU
+# time limit is only the backstop behind those.
+CPU_BUDGETS = 4
 
 # What the submission may bring into the sandbox: its top-level Python files, nothing else.
 MAX_SUBMISSION_FILES = 64
@@ -63,10 +75,13 @@ MAX_SUBMISSION_FILE_BYTES = 2 << 20
 class Limits:
     call_timeout: float = 60.0       # seconds of wall clock for one probe (or one import)
     startup_timeout: float = 120.0   # seconds for a fresh child to import torch and report ready
-    budget: float = 300.0            # seconds of wall clock for all calls of one backend together
-    memory_mb: int = 4096            # address space of the child (RLIMIT_AS; RLIMIT_DATA with a GPU)
+    budget: float = 300.0            # seconds of wall clock for all calls of one task (mlp, glu, ...)
+    memory_mb: int = 4096            # all of the submission's processes together (a cgroup where one
+                                     # can be made), and each process (RLIMIT_AS; RLIMIT_DATA with a GPU)
     file_size_mb: int = 64           # largest file the child may write
-    max_reply_mb: int = 512          # largest evidence the parent accepts from the child
+    tmpfs_mb: int = 64               # size of the sandbox's /tmp and of its /dev/shm
+    processes: int = 256             # processes and threads of the submission's uid (RLIMIT_NPROC)
+    max_reply_mb: int = 64           # largest evidence the parent accepts from the child
     threads: int = 1                 # torch/OpenMP threads in the child: the probes are small
 
     ENV = {
@@ -74,6 +89,7 @@ class Limits:
         "startup_timeout": "GRADER_STARTUP_TIMEOUT",
         "budget": "GRADER_BUDGET",
         "memory_mb": "GRADER_MEMORY_MB",
+        "processes": "GRADER_PROCESSES",
         "threads": "GRADER_CHILD_THREADS",
     }
 
@@ -90,8 +106,9 @@ class Limits:
         return {var: str(getattr(self, name)) for name, var in self.ENV.items()}
 
 
-SANDBOX_ENV = "GRADER_SANDBOX"  # auto (default) | bwrap | none
+SANDBOX_ENV = "GRADER_SANDBOX"  # auto (default) | bwrap (required: fail closed) | none
 SANDBOX_MODES = ("auto", "bwrap", "none")
+SANDBOX_REQUIRED = "bubblewrap is required"  # how every "no sandbox, no grade" error begins
 
 
 class GraderError(RuntimeError):
@@ -145,15 +162,21 @@ def _task_count() -> int:
         return 4096
 
 
-def _limit_preexec(limits: Limits, *, data_limit: bool, drop_to_nobody: bool,
-                   memory_limit: bool = True) -> Callable[[], None]:
-    """Runs in the forked child before exec: limits, death with the parent, optionally uid nobody."""
+def _limit_preexec(limits: Limits, *, data_limit: bool, uid: int | None, own_uid: bool = False,
+                   memory_limit: bool = True, cgroup_procs: str | None = None,
+                   cpu_budgets: int = 1) -> Callable[[], None]:
+    """Runs in the forked child before exec: cgroup, limits, death with the parent, then ``uid``.
+
+    ``own_uid``: the submission runs as a uid of its own (switched to here, or by the child itself).
+    """
     import resource
 
     memory = limits.memory_mb << 20
-    cpu = int(limits.budget) + 10
+    cpu = int(limits.budget) * cpu_budgets + 10
     fsize = limits.file_size_mb << 20
-    nproc = _task_count() + 512  # threads count as processes here; this only stops a fork bomb
+    # RLIMIT_NPROC counts every process and thread of the real uid: for a uid of the submission's own
+    # that is the submission's; for a shared uid it only stops a fork bomb.
+    nproc = limits.processes if own_uid else _task_count() + 512
 
     def limit(which: int, soft: int, hard: int | None = None) -> None:
         try:
@@ -166,6 +189,8 @@ def _limit_preexec(limits: Limits, *, data_limit: bool, drop_to_nobody: bool,
             pass
 
     def preexec() -> None:
+        if cgroup_procs is not None:
+            confinement.join_cgroup_preexec(cgroup_procs)  # while still root: the cgroup is root's
         if memory_limit:
             limit(resource.RLIMIT_DATA if data_limit else resource.RLIMIT_AS, memory)
         limit(resource.RLIMIT_CPU, cpu, cpu + 5)
@@ -174,10 +199,11 @@ def _limit_preexec(limits: Limits, *, data_limit: bool, drop_to_nobody: bool,
         if hasattr(resource, "RLIMIT_NPROC"):
             limit(resource.RLIMIT_NPROC, nproc)
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        if drop_to_nobody:
+        if uid is not None:  # last: from here on, nothing of root's is left to this process
             os.setgroups([])
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
+            os.setgid(uid)
+            os.setuid(uid)
+            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # a change of credentials clears it
 
     return preexec
 
@@ -271,6 +297,7 @@ def _python_dirs() -> list[str]:
     for name in ("stdlib", "platstdlib", "purelib", "platlib"):
         candidates.add(sysconfig.get_path(name))
     candidates.update(site.getsitepackages())
+    candidates.update(child_sys_path())
     for module in ("torch", "triton", "numpy"):
         spec = _find_spec(module)
         if spec is not None and spec.origin:
@@ -283,6 +310,27 @@ def _python_dirs() -> list[str]:
             dirs.add(os.path.abspath(path))
             dirs.add(os.path.realpath(path))
     return sorted(dirs)
+
+
+def child_sys_path() -> list[str]:
+    """The entries of this process's sys.path the child gets too (it starts Python isolated, -I).
+
+    Package folders only (site-packages, a conda or pyenv prefix, a .pth-added folder); never the
+    grader's checkout, which pytest puts on sys.path and which holds the reference.
+    """
+    prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+    keep = []
+    for entry in sys.path:
+        if not entry or not os.path.exists(entry):
+            continue
+        real = os.path.realpath(entry)
+        if _under(real, str(REPO)) and not any(_under(real, p) for p in prefixes):
+            continue
+        if _under(str(REPO), real):  # a folder above the checkout would show it whole
+            continue
+        if any(_under(real, p) for p in prefixes) or os.path.basename(real) in ("site-packages", "dist-packages"):
+            keep.append(entry)
+    return keep
 
 
 def _find_spec(name: str):
@@ -299,14 +347,30 @@ SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/et
                 "/etc/localtime", "/etc/nsswitch.conf")
 
 
-def bwrap_command(bwrap: str, runtime: Path, inner_cwd: str, *, userns: bool, gpu: bool) -> list[str]:
-    """bubblewrap arguments for a sandbox that sees system libraries, Python and the copies only."""
+def bwrap_command(bwrap: str, runtime: Path, inner_cwd: str, *, userns: bool, gpu: bool,
+                  tmpfs_mb: int = 64, as_root: bool = False) -> list[str]:
+    """bubblewrap arguments for a sandbox that sees system libraries, Python and the copies only.
+
+    ``as_root``: bubblewrap itself runs as root (so it can bind Python from a folder only root may
+    enter, such as /root/.pyenv) with no user namespace, and keeps only the capabilities to change
+    uid: the child's first act is to become the submission's own unprivileged uid (``child.py
+    --uid``), before it imports anything that is not the interpreter's. A user namespace would only
+    rename root ("nobody" inside, root outside) and leave /proc/sys writable.
+    """
     hidden = str(REPO)  # the grader's checkout: tests and reference must stay unreadable
-    cmd = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-    if userns:
+    cmd = [bwrap, "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    if as_root:  # every namespace but the user one (--unshare-all would try that too)
+        cmd += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+                "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        cmd += ["--unshare-all"]
+    if userns and not as_root:
         cmd += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
     # A private /tmp first: binds below may reach into the host's /tmp (a venv there) and must win.
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(256 << 20), "--tmpfs", "/tmp"]
+    # /dev/shm is a small tmpfs of its own too: --dev's would be bounded only by the host's memory.
+    size = str(tmpfs_mb << 20)
+    cmd += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", size, "--tmpfs", "/dev/shm",
+            "--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
     if gpu:
         for dev in sorted(glob.glob("/dev/nvidia*")):
             cmd += ["--dev-bind-try", dev, dev]
@@ -321,6 +385,15 @@ def bwrap_command(bwrap: str, runtime: Path, inner_cwd: str, *, userns: bool, gp
     for path in SYSTEM_FILES:
         cmd += ["--ro-bind-try", path, path]
     python_dirs = _python_dirs()
+    # The folders bubblewrap makes to mount on would be root's alone (0700): the child, not root,
+    # must pass through them.
+    made: set[str] = set()
+    for path in python_dirs:
+        for parent in reversed(Path(path).parents):
+            folder = str(parent)
+            if folder != "/" and folder not in made and not any(_under(folder, b) for b in bound):
+                cmd += ["--perms", "0755", "--dir", folder]
+                made.add(folder)
     for path in python_dirs:
         if not any(_under(path, b) for b in bound):
             cmd += ["--ro-bind", path, path]
@@ -349,41 +422,46 @@ class Plan:
     """One way to start the child; the first that works is kept for the rest of the process."""
     name: str
     isolation: str         # what the report says
+    sandboxed: bool
     bwrap: str | None = None
     userns: bool = False
-    drop_to_nobody: bool = False
 
 
 _working_plan: dict[tuple[bool, str], Plan] = {}  # (sandboxed?, mode) -> the plan that started a child
 
 
-def _plans(sandbox: bool, mode: str) -> list[Plan]:
+def _plans(sandbox: bool, mode: str, bwrap_failure: str = "") -> list[Plan]:
     if not sandbox:
-        return [Plan("local", "isolated child process (local run, not sandboxed)")]
+        return [Plan("local", "isolated child process (local run, not sandboxed)", sandboxed=False)]
     plans = []
     bwrap = shutil.which("bwrap") if sys.platform.startswith("linux") else None
     if mode in ("auto", "bwrap") and bwrap:
-        plans.append(Plan("bwrap-userns", "sandboxed with bubblewrap (no network, no access to the"
-                          " grader's files, uid nobody)", bwrap=bwrap, userns=True))
-        plans.append(Plan("bwrap", "sandboxed with bubblewrap (no network, no access to the grader's"
-                          " files)", bwrap=bwrap))
+        what = "sandboxed with bubblewrap (no network, no access to the grader's files)"
+        if confinement.running_as_root():
+            plans.append(Plan("bwrap-root", what, True, bwrap=bwrap))
+        else:
+            plans.append(Plan("bwrap-userns", what, True, bwrap=bwrap, userns=True))
+            # A setuid bubblewrap where user namespaces are off: the same sandbox, the caller's uid.
+            plans.append(Plan("bwrap", what, True, bwrap=bwrap))
     if mode in ("auto", "none"):
         why = ("sandbox turned off" if mode == "none" else
                "bubblewrap not installed" if not bwrap and sys.platform.startswith("linux") else
-               "bubblewrap could not start here" if bwrap else f"no sandbox on {sys.platform}")
-        if os.name == "posix" and os.geteuid() == 0:
-            plans.append(Plan("nobody", f"NOT sandboxed ({why}): child process with limits, as user"
-                              " nobody", drop_to_nobody=True))
-        plans.append(Plan("plain", f"NOT sandboxed ({why}): child process with limits"))
+               f"bubblewrap could not start here: {bwrap_failure}" if bwrap else f"no sandbox on {sys.platform}")
+        plans.append(Plan("plain", f"NOT sandboxed ({why}): child process with limits", False))
     return plans
 
 
-_last_isolation: list[str] = []
+_last_run: list[tuple[str, bool]] = []  # (isolation in words, sandboxed?) of each child started
 
 
 def isolation() -> str:
     """How the last child of this process was run, in words for the report ('' if none ran)."""
-    return _last_isolation[-1] if _last_isolation else ""
+    return _last_run[-1][0] if _last_run else ""
+
+
+def sandboxed() -> bool:
+    """Whether every child this process started ran in the sandbox (False if none ran)."""
+    return bool(_last_run) and all(ok for _, ok in _last_run)
 
 
 # ------------------------------------------------------------------------------ one child process
@@ -413,35 +491,58 @@ class ChildProcess:
         self.via_bwrap = via_bwrap
         self.stderr_path = stderr_path
         self.max_reply = max_reply
-        self.frames: queue.Queue = queue.Queue()
+        # Bounded: a child that writes frame after frame waits for the grader to read them, instead
+        # of piling gigabytes up in the grader's memory.
+        self.frames: queue.Queue = queue.Queue(maxsize=2)
+        self.closed = threading.Event()
         self.stage = ""
         self.reader = threading.Thread(target=self._read_frames, daemon=True)
         self.reader.start()
 
+    def _put(self, frame: tuple) -> bool:
+        while not self.closed.is_set():
+            try:
+                self.frames.put(frame, timeout=0.2)
+                return True
+            except queue.Full:
+                continue
+        return False
+
     def _read_frames(self) -> None:
         stream = self.proc.stdout
         try:
-            while True:
+            while not self.closed.is_set():
                 header = stream.read(HEADER.size)
                 if len(header) < HEADER.size:
                     break
                 kind, length = HEADER.unpack(header)
-                if length > self.max_reply:
-                    self.frames.put(("protocol", f"sent {length} bytes of evidence, over the"
-                                     f" {self.max_reply >> 20} MB limit"))
+                # The only frames a child sends: a stage name (short), a reply, a hello. Anything
+                # else means the channel was taken over: stop reading, the child gets killed.
+                cap = MAX_STAGE_FRAME if kind == b"S" else self.max_reply if kind in (b"R", b"H") else -1
+                if length > cap:
+                    what = (f"a frame of kind {kind!r}" if cap < 0 else
+                            f"{length} bytes of evidence, over the {self.max_reply >> 20} MB limit")
+                    self._put(("protocol", f"sent {what}"))
                     return
                 payload = stream.read(length)
                 if len(payload) < length:
                     break
-                self.frames.put((kind, payload))
+                if not self._put((kind, payload)):
+                    return
         except (OSError, ValueError):
             pass
-        self.frames.put(("eof", b""))
+        self._put(("eof", b""))
 
     def send(self, kind: bytes, payload: bytes) -> None:
-        while not self.frames.empty():  # frames nobody asked for are dropped, never read as replies
-            if self.frames.get_nowait()[0] in ("eof", "protocol"):
-                raise ChildFailure("ChildExited", self._death(), self.stage)
+        # A reply nobody asked for is a protocol violation; stage names left over are harmless.
+        for _ in range(self.frames.maxsize + 1):
+            try:
+                leftover = self.frames.get_nowait()[0]
+            except queue.Empty:
+                break
+            if leftover != b"S":
+                raise ChildFailure("ChildExited", self._death() if leftover in ("eof", "protocol") else
+                                   "the process running your code sent a reply nobody asked for", self.stage)
         try:
             self.proc.stdin.write(HEADER.pack(kind, len(payload)) + payload)
             self.proc.stdin.flush()
@@ -458,7 +559,7 @@ class ChildProcess:
             except queue.Empty:
                 continue
             if kind == b"S":
-                self.stage = payload.decode("utf-8", "replace")[:200]
+                self.stage = printable(payload.decode("utf-8", "replace")[:200])
             elif kind == expected:
                 return payload
             elif kind == "protocol":
@@ -496,6 +597,7 @@ class ChildProcess:
             return ""
 
     def kill(self, strays: bool = False) -> None:
+        self.closed.set()
         kill_group(self.proc)
         if strays:
             kill_strays()  # a daemon it left may hold our pipe open: it goes before we wait for EOF
@@ -519,7 +621,8 @@ def exercise_folder(folder: Path) -> Path:
 
 
 def _error(stage: str, kind: str, message: str) -> dict:
-    return {"error": {"stage": stage, "type": kind, "message": message, "where": "",
+    # Parts of the message (its stderr, the stage it announced) came from the child.
+    return {"error": {"stage": printable(stage), "type": kind, "message": printable(message), "where": "",
                       "not_implemented": False}}
 
 
@@ -541,6 +644,9 @@ class ChildBackend:
     ``folder`` is the submission (a folder of exercise files or a whole checkout). For local runs
     ``locate``/``describe``/``module_name`` say where an exercise's file is, how to name it in
     messages and which module name to import it under (the seam passes its own rules).
+
+    ``task`` is the task of the test now running (set by the suites' conftest): each task has a
+    time budget of its own, so an endless loop in ``MLP.forward`` cannot cost the GLU tests.
     """
 
     def __init__(self, folder: str | Path, *, sandbox: bool, limits: Limits | None = None,
@@ -558,11 +664,15 @@ class ChildBackend:
         self._locate = locate or (lambda ex: self.exercises / f"{ex}.py")
         self._describe = describe or (lambda ex: f"{'exercises/' if in_checkout else ''}{ex}.py")
         self._module_name = module_name or (lambda ex: f"_target_exercise_{ex}")
+        self.task = ""
         self._child: ChildProcess | None = None
         self._loaded: set[str] = set()
         self._import_failures: dict[str, dict] = {}  # exercise -> error evidence, once it hung/crashed
-        self._spent = 0.0
+        self._spent: dict[str, float] = {}  # task -> seconds of the submission's time used
         self._runtime: Path | None = None
+        self._job_user: confinement.JobUser | None = None
+        self._cgroup: confinement.MemoryCgroup | None = None
+        self._no_cgroup = ""  # why there is no memory limit over all processes, if there is none
         self._plan: Plan | None = None
         self._starts = 0
         self._lock = threading.Lock()
@@ -582,8 +692,9 @@ class ChildBackend:
                 return _error(probe_name, "Timeout", self._budget_text())
             import torch  # the trusted side speaks torch.save/torch.load with the child
 
+            request = {"exercise": exercise, "probe": probe_name, "kwargs": kwargs}
             buffer = io.BytesIO()
-            torch.save({"exercise": exercise, "probe": probe_name, "kwargs": kwargs}, buffer)
+            torch.save(request, buffer)
             try:
                 loaded = self._ensure_loaded(exercise)
                 if loaded is not None:
@@ -592,23 +703,33 @@ class ChildBackend:
             except ChildFailure as failure:
                 self._discard_child()
                 return _error(failure.stage or probe_name, failure.kind, failure.message)
-            try:
-                evidence = torch.load(io.BytesIO(payload), weights_only=True, map_location="cpu")
-            except Exception as exc:  # never unpickle anything but plain data from the child
-                self._discard_child()
-                return _error(probe_name, "BadEvidence", f"the process running your code sent back"
-                              f" something that is not plain evidence ({type(exc).__name__})")
-            if not isinstance(evidence, dict):
-                return _error(probe_name, "BadEvidence", "the process running your code sent back"
-                              f" a {type(evidence).__name__}, not evidence")
-            return evidence
+            from grader import evidence as evidence_checks  # imports torch: only once a child runs
+
+            return self._judge_reply(payload, probe_name, evidence_checks.element_allowance(kwargs))
+
+    def _judge_reply(self, payload: bytes, stage: str, max_elements: int) -> dict:
+        """The child's reply as evidence, or error evidence; the time it takes is the submission's."""
+        from grader import evidence as evidence_checks
+
+        started = time.monotonic()
+        try:
+            evidence = evidence_checks.load(payload, max_bytes=self.limits.max_reply_mb << 20,
+                                            max_elements=max_elements)
+        except evidence_checks.BadEvidence as exc:
+            self._discard_child()
+            return _error(stage, "BadEvidence", f"the process running your code sent back something that"
+                          f" is not evidence the grader accepts: {exc}")
+        finally:
+            self._charge(time.monotonic() - started)
+        if not isinstance(evidence, dict):
+            return _error(stage, "BadEvidence", "the process running your code sent back"
+                          f" a {type(evidence).__name__}, not evidence")
+        return evidence
 
     def close(self) -> None:
         with self._lock:
             self._discard_child()
-            if self._runtime is not None:
-                shutil.rmtree(self._runtime, ignore_errors=True)
-                self._runtime = None
+            self._cleanup(self.__dict__)
 
     # -- the child's life
 
@@ -617,15 +738,27 @@ class ChildBackend:
         child = state.get("_child")
         if child is not None:
             child.kill()
+            state["_child"] = None
+        if state.get("_cgroup") is not None:
+            state["_cgroup"].remove()
+            state["_cgroup"] = None
+        if state.get("_job_user") is not None:  # kills what still runs as its uid, then frees it
+            state["_job_user"].release()
+            state["_job_user"] = None
         runtime = state.get("_runtime")
         if runtime is not None:
             shutil.rmtree(runtime, ignore_errors=True)
+            state["_runtime"] = None
+
+    def _charge(self, seconds: float) -> None:
+        self._spent[self.task] = self._spent.get(self.task, 0.0) + seconds
 
     def _budget_left(self) -> float:
-        return self.limits.budget - self._spent
+        return self.limits.budget - self._spent.get(self.task, 0.0)
 
     def _budget_text(self) -> str:
-        return (f"not run: the grader's time budget for this submission ({self.limits.budget:.0f} s)"
+        task = f" for task {self.task}" if self.task else ""
+        return (f"not run: the grader's time budget{task} ({self.limits.budget:.0f} s)"
                 " was used up by earlier calls that hung or were slow")
 
     def _exchange(self, kind: bytes, payload: bytes, stage: str, timeout: float | None = None) -> bytes:
@@ -642,7 +775,7 @@ class ChildBackend:
                                  f"did not finish within {limit:.0f} s and was stopped: an endless"
                                  " loop, or far too much work?")
         finally:
-            self._spent += time.monotonic() - started
+            self._charge(time.monotonic() - started)
 
     def _ensure_loaded(self, exercise: str) -> dict | None:
         """Import the exercise file in the child; returns error evidence if it cannot be imported."""
@@ -659,10 +792,8 @@ class ChildBackend:
             self._discard_child()
             self._import_failures[exercise] = _error(f"import {display}", failure.kind, failure.message)
             return self._import_failures[exercise]
-        import torch
-
-        evidence = torch.load(io.BytesIO(payload), weights_only=True)
-        if isinstance(evidence, dict) and "error" in evidence:
+        evidence = self._judge_reply(payload, f"import {display}", 0)
+        if "error" in evidence:
             self._import_failures[exercise] = evidence
             return evidence
         self._loaded.add(exercise)
@@ -683,6 +814,8 @@ class ChildBackend:
             self._child.kill(strays=self.sandbox)
             self._child = None
             self._loaded.clear()
+        if self._cgroup is not None:
+            self._cgroup.kill_all()
         if self.sandbox:
             kill_strays()
 
@@ -695,14 +828,20 @@ class ChildBackend:
             raise ChildFailure("Timeout", self._budget_text(), "start")
         if self.sandbox:
             become_subreaper()
+            self._confine()
         started = time.monotonic()
         errors = []
         key = (self.sandbox, self.mode)
-        plans = [_working_plan[key]] if key in _working_plan else _plans(self.sandbox, self.mode)
+        if key in _working_plan:
+            plans = [_working_plan[key]]
+        else:
+            plans = _plans(self.sandbox, self.mode)
         if not plans:
-            raise GraderError(f"{SANDBOX_ENV}={self.mode}: no way to run the child here"
-                              " (bubblewrap is not installed or this is not Linux)")
+            raise GraderError(f"{SANDBOX_REQUIRED} ({SANDBOX_ENV}={self.mode}) but is not installed, or this is"
+                              " not Linux: install bubblewrap, or grade with --sandbox auto (not for credit)")
         for plan in plans:
+            if not plan.sandboxed and self.sandbox and errors:  # say why the sandbox is not there
+                plan = _plans(self.sandbox, self.mode, bwrap_failure=errors[0].split(": ", 1)[-1])[-1]
             self._plan = plan
             try:
                 child = self._launch(plan)
@@ -710,14 +849,40 @@ class ChildBackend:
                 errors.append(f"{plan.name}: {failure.message}")
                 continue
             _working_plan[key] = plan
-            _last_isolation.append(plan.isolation)
+            _last_run.append((self._isolation_text(plan), plan.sandboxed))
             if self._starts:  # a restart: the submission's code crashed or hung, so it pays for it
-                self._spent += time.monotonic() - started
+                self._charge(time.monotonic() - started)
             self._starts += 1
             self._child = child
             return child
-        raise GraderError("could not start a child process to run the code under test:\n  "
-                          + "\n  ".join(errors))
+        if self.mode == "bwrap":
+            raise GraderError(f"{SANDBOX_REQUIRED} ({SANDBOX_ENV}={self.mode}) but could not start here: "
+                              + " ".join(errors[0].split(": ", 1)[-1].split()))
+        raise GraderError("could not start a child process to run the code under test: "
+                          + "; ".join(" ".join(e.split()) for e in errors))
+
+    def _confine(self) -> None:
+        """Once per submission: its own uid (as root) and its memory cgroup, where they can be had."""
+        if self._job_user is None and confinement.running_as_root():
+            try:
+                self._job_user = confinement.JobUser.claim()
+            except (OSError, RuntimeError) as exc:
+                raise GraderError(f"could not set aside a user to run the submission as: {exc}") from exc
+        if self._cgroup is None and not self._no_cgroup:
+            made = confinement.MemoryCgroup.create(self.limits.memory_mb << 20)
+            if isinstance(made, str):
+                self._no_cgroup = made
+            else:
+                self._cgroup = made
+
+    def _isolation_text(self, plan: Plan) -> str:
+        if not self.sandbox:
+            return plan.isolation
+        who = (f"as uid {self._job_user.uid}, its own" if self._job_user is not None
+               else "as the grader's own user")
+        memory = (f"memory limit over all its processes ({self._cgroup.describe()})" if self._cgroup is not None
+                  else f"memory limit per process only ({self._no_cgroup})")
+        return f"{plan.isolation}; {who}; {memory}"
 
     def _prepare_runtime(self) -> Path:
         """A private copy of probes + child and of the submission's top-level .py files."""
@@ -743,10 +908,17 @@ class ChildBackend:
                 copied += 1
         home = runtime / "home"
         home.mkdir()
-        # The child may run as nobody: it must read the copies and write its own home.
+        # Private to the grader and the child's uid (through its group, read-only; bubblewrap, running as
+        # root without CAP_DAC_OVERRIDE, must be the owner to bind it): a neighbour in a batch, another
+        # uid, sees nothing of it. The child may write its home alone.
+        uid = self._job_user.uid if self._job_user is not None else None
         for path in [runtime, *runtime.rglob("*")]:
-            path.chmod(0o755 if path.is_dir() else 0o644)
-        home.chmod(0o1777)
+            path.chmod(0o750 if path.is_dir() else 0o640)
+            if uid is not None:
+                os.chown(path, os.getuid(), uid)
+        home.chmod(0o700)
+        if uid is not None:
+            os.chown(home, uid, uid)
         self._runtime = runtime
         return runtime
 
@@ -763,6 +935,12 @@ class ChildBackend:
 
     def _launch(self, plan: Plan) -> ChildProcess:
         gpu = _gpu_present()
+        uid = self._job_user.uid if self.sandbox and self._job_user is not None else None
+        drop_in_child = bool(plan.bwrap) and uid is not None  # bubblewrap as root; the child drops at once
+        # The child starts Python isolated (-I): it is handed the package folders this process uses,
+        # and it is started through this process's own interpreter path (a venv's bin/python), not
+        # the file that path links to, so that it finds the same venv.
+        python_path = json.dumps(child_sys_path())
         if not self.sandbox:
             cmd = [sys.executable, str(CHILD_SCRIPT)]
             env, cwd = None, None
@@ -771,28 +949,34 @@ class ChildBackend:
             inner_cwd = "/submission" if plan.bwrap else str(runtime / "submission")
             if plan.bwrap:
                 home = "/tmp"
-                cmd = bwrap_command(plan.bwrap, runtime, inner_cwd, userns=plan.userns, gpu=gpu)
+                cmd = bwrap_command(plan.bwrap, runtime, inner_cwd, userns=plan.userns, gpu=gpu,
+                                    tmpfs_mb=self.limits.tmpfs_mb, as_root=drop_in_child)
                 for key, value in self._child_env(home).items():
                     cmd += ["--setenv", key, value]
-                cmd += [os.path.realpath(sys.executable), "-I", "-B", "/grader-child/grader/child.py"]
-                env, cwd = {}, None
+                cmd += [sys.executable, "-I", "-B", "/grader-child/grader/child.py", python_path]
+                if drop_in_child:
+                    cmd += ["--uid", str(uid)]
+                env, cwd = {}, "/"
             else:
                 home = str(runtime / "home")
-                cmd = [sys.executable, "-I", "-B", str(runtime / "grader-child" / "grader" / "child.py")]
+                cmd = [sys.executable, "-I", "-B", str(runtime / "grader-child" / "grader" / "child.py"), python_path]
                 env, cwd = self._child_env(home), inner_cwd
         stderr_file = tempfile.NamedTemporaryFile(prefix="grader-child-stderr-", delete=False)
         stderr_path = Path(stderr_file.name)
         try:
             proc = spawn(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr_file,
                          cwd=cwd, env=env, start_new_session=True,
-                         preexec_fn=_limit_preexec(self.limits, data_limit=gpu, drop_to_nobody=plan.drop_to_nobody,
+                         preexec_fn=_limit_preexec(self.limits, data_limit=gpu,
+                                                   uid=None if drop_in_child else uid, own_uid=uid is not None,
                                                    # a local run is the student's own machine: crashes
                                                    # and hangs are caught, memory is theirs to use
-                                                   memory_limit=self.sandbox)
+                                                   memory_limit=self.sandbox,
+                                                   cgroup_procs=self._cgroup.procs_file if self._cgroup else None,
+                                                   cpu_budgets=CPU_BUDGETS)
                          if os.name == "posix" else None)
-        except (OSError, subprocess.SubprocessError) as exc:  # e.g. nobody may not run this Python
+        except (OSError, subprocess.SubprocessError) as exc:  # e.g. the uid may not run this Python
             stderr_path.unlink(missing_ok=True)
-            raise ChildFailure("GraderError", f"{exc}", "start") from exc
+            raise ChildFailure("GraderError", _start_failure(exc), "start") from exc
         finally:
             stderr_file.close()
         child = ChildProcess(proc, stderr_path, self.limits.max_reply_mb << 20, via_bwrap=bool(plan.bwrap))
@@ -802,8 +986,15 @@ class ChildBackend:
         except ChildFailure as failure:
             tail = child.stderr_tail()
             child.kill()
-            raise ChildFailure(failure.kind, f"{failure.message} {tail}".strip(), "start") from None
+            raise ChildFailure(failure.kind, f"{tail or failure.message}", "start") from None
         return child
+
+
+def _start_failure(exc: BaseException) -> str:
+    if isinstance(exc, PermissionError):
+        return (f"{exc}: the submission's own user may not run this Python; install Python where other"
+                " users can read it, or grade in the sandbox (bubblewrap)")
+    return str(exc)
 
 
 class SandboxBackend(ChildBackend):

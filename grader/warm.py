@@ -11,6 +11,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 
 from grader.sandbox import REPO
@@ -54,11 +55,34 @@ class ForkServerRunner:
         from multiprocessing import forkserver
 
         forkserver.ensure_running()
+        self._running: set[int] = set()
+        self._aborted = False
+        self._lock = threading.Lock()
+
+    def abort(self) -> None:
+        """Kill every session now running, and start no more (Ctrl-C on a batch)."""
+        with self._lock:
+            self._aborted = True
+            running = list(self._running)
+        for pid in running:
+            for kill in (os.killpg, os.kill):  # its group, and itself should it not have made one yet
+                try:
+                    kill(pid, signal.SIGKILL)  # its children die with it
+                except (ProcessLookupError, PermissionError):
+                    pass
 
     def __call__(self, args: list[str], env: dict[str, str], log_path: Path, timeout: float):
         process = self.context.Process(target=_session, args=(args, env, str(log_path)), daemon=True)
-        process.start()
-        process.join(timeout)
+        with self._lock:
+            if self._aborted:
+                return None, True
+            process.start()
+            self._running.add(process.pid)
+        try:
+            process.join(timeout)
+        finally:
+            with self._lock:
+                self._running.discard(process.pid)
         timed_out = process.is_alive()
         try:
             os.killpg(process.pid, signal.SIGKILL)  # the session and anything left in its group

@@ -93,6 +93,7 @@ class IsolatingBackend:
         self.target = target
         self.local = LocalBackend(target)
         self._child = None  # started on the first call of an isolated exercise, not before
+        self.task = ""
 
     def _backend(self, exercise: str):
         if exercise not in ISOLATED_EXERCISES:
@@ -105,6 +106,7 @@ class IsolatingBackend:
                 locate=lambda ex: exercise_file(self.target, ex),
                 describe=lambda ex: display_path(exercise_file(self.target, ex)),
                 module_name=lambda ex: module_name(self.target, ex))
+        self._child.task = self.task
         return self._child
 
     def describe(self, exercise: str) -> str:
@@ -143,6 +145,16 @@ class Target:
 
     def __init__(self, backend) -> None:
         self.backend = backend
+
+    @property
+    def task(self) -> str:
+        return getattr(self.backend, "task", "")
+
+    @task.setter
+    def task(self, task: str) -> None:
+        """The task of the test now running: where code runs in a child, each task has its own time budget."""
+        if hasattr(self.backend, "task"):
+            self.backend.task = task
 
     def where(self, exercise: str) -> str:
         return self.backend.describe(exercise)
