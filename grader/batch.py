@@ -32,7 +32,7 @@ def columns() -> list[str]:
     cols = ["submission", "score", "max_score"]
     for task in TASK_TITLES:
         cols += [task, f"{task}_max"]
-    return cols + ["status", "first_failure", "sandboxed", "isolation", "seed", "seconds"]
+    return cols + ["status", "first_failure", "sandboxed", "isolation", "seed", "seconds", "grader_peak_mb"]
 
 
 def row_for(name: str, result: Grade | None, error: str = "", seconds: float = 0.0) -> dict:
@@ -43,7 +43,8 @@ def row_for(name: str, result: Grade | None, error: str = "", seconds: float = 0
     else:
         row.update(score=result.score, max_score=result.max_score, isolation=result.isolation,
                    sandboxed="yes" if result.sandboxed else "no",
-                   seed=result.seed, seconds=f"{result.seconds:.1f}", status="graded")
+                   seed=result.seed, seconds=f"{result.seconds:.1f}", status="graded",
+                   grader_peak_mb=result.grader_peak_mb)
         for task in TASK_TITLES:
             tests = result.task_tests(task)
             row[task] = sum(t.points for t in tests)

@@ -59,6 +59,7 @@ class Grade:
     isolation: str = ""
     sandboxed: bool = False  # as the grader's trusted process started the child; the child has no say
     seconds: float = 0.0
+    grader_peak_mb: int = 0  # peak memory of the trusted pytest process that judged the evidence
     not_graded: list[str] = field(default_factory=list)  # suites skipped on this machine, with why
 
     @property
@@ -226,7 +227,7 @@ RECORD_FIELDS = {
     "result": {"nodeid": str, "status": str, "message": str, "detail": str, "grader_error": bool},
     "collect_error": {"nodeid": str, "message": str},
     "collect_skip": {"nodeid": str, "message": str},
-    "session": {"exitstatus": int, "isolation": str, "sandboxed": bool},
+    "session": {"exitstatus": int, "isolation": str, "sandboxed": bool, "grader_peak_mb": int},
 }
 
 
@@ -278,6 +279,7 @@ def _fill(grade_: Grade, records: list[dict], returncode: int | None, output: st
                             f" e.g. {first}; exit {returncode}): not graded")
     grade_.isolation = sessions[0]["isolation"]
     grade_.sandboxed = sessions[0]["sandboxed"]
+    grade_.grader_peak_mb = sessions[0]["grader_peak_mb"]
     grade_.not_graded = [printable(f"{r['nodeid'].removeprefix('tests/')}: {r['message']}")
                          for r in records if r["kind"] == "collect_skip"]
     for record in collected:

@@ -8,7 +8,7 @@ process (never in the child that runs the submission). It writes JSON lines to F
   (status ``passed``/``failed``/``skipped``; ``message`` is one line, ``detail`` the full text);
 * ``{"kind": "collect_error", "nodeid", "message"}``: a suite that could not be collected;
 * ``{"kind": "collect_skip", "nodeid", "message"}``: a suite skipped as a whole on this machine;
-* ``{"kind": "session", "exitstatus", "isolation", "sandboxed"}``: at the end (how the child ran, as
+* ``{"kind": "session", "exitstatus", "isolation", "sandboxed", "grader_peak_mb"}``: at the end (how the child ran, as
   this trusted process started it: nothing the child says goes into it).
 
 Lines are flushed one by one, so a run stopped half way still says which tests ended and how.
@@ -121,6 +121,10 @@ class Recorder:
         from grader.sandbox import close_all, isolation, sandboxed
 
         close_all()  # the submission's processes end with its test session, not at interpreter exit
+        import resource
+
+        # The trusted process's own peak memory: what a submission's evidence cost the grader.
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
         self.write({"kind": "session", "exitstatus": int(exitstatus), "isolation": isolation(),
-                    "sandboxed": sandboxed()})
+                    "sandboxed": sandboxed(), "grader_peak_mb": int(peak)})
         self.file.close()

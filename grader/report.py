@@ -72,6 +72,7 @@ def as_json(grade: Grade) -> dict:
         "score": grade.score,
         "max_score": grade.max_score,
         "seconds": round(grade.seconds, 2),
+        "grader_peak_mb": grade.grader_peak_mb,
         "not_graded": grade.not_graded,
         "tasks": tasks,
         "tests": [{"name": t.name, "task": t.task, "points": t.points, "max": t.max_points,
