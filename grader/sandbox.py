@@ -665,6 +665,7 @@ class ChildBackend:
         self._describe = describe or (lambda ex: f"{'exercises/' if in_checkout else ''}{ex}.py")
         self._module_name = module_name or (lambda ex: f"_target_exercise_{ex}")
         self.task = ""
+        self._restart_task = ""
         self._child: ChildProcess | None = None
         self._loaded: set[str] = set()
         self._import_failures: dict[str, dict] = {}  # exercise -> error evidence, once it hung/crashed
@@ -810,6 +811,8 @@ class ChildBackend:
         return "exercises" if self.exercises != self.folder else ""
 
     def _discard_child(self) -> None:
+        # The next start (torch imported again) is paid for by the task whose call ended this child.
+        self._restart_task = self.task
         if self._child is not None:
             self._child.kill(strays=self.sandbox)
             self._child = None
@@ -851,7 +854,9 @@ class ChildBackend:
             _working_plan[key] = plan
             _last_run.append((self._isolation_text(plan), plan.sandboxed))
             if self._starts:  # a restart: the submission's code crashed or hung, so it pays for it
+                task, self.task = self.task, self._restart_task
                 self._charge(time.monotonic() - started)
+                self.task = task
             self._starts += 1
             self._child = child
             return child

@@ -5,8 +5,16 @@ layers at all), plus one attack. Files that pytest itself would pick up (``conft
 ``test_*.py``) are stored with an ``.in`` suffix and get their real name when the batch is built.
 
 All of them, plus a correct and a partly correct submission, are graded in one batch
-(``python -m grader --batch``) with short limits, so the hanging ones cost seconds; the attacks on
-processes are graded once more without the sandbox, where the grader's own limits must hold alone.
+(``python -m grader --batch``, which requires the sandbox) with short limits, so the hanging ones cost
+seconds. The attacks that earn full marks only if a hostile action worked (``RESOURCE_ATTACKS``:
+host root, another process's view, files anywhere on the machine, the network, memory) run in a
+second batch with limits long enough for the action to be tried in full, so a 0 means the sandbox
+held, not that time ran out. The attacks on processes are graded once more without the sandbox,
+where the grader's own limits must hold alone (where the grader runs as root, that needs a Python
+other users may run; otherwise the grader must refuse, which is checked instead).
+
+Where bubblewrap is installed, or in CI, a sandbox that cannot start fails these checks: it never
+skips them.
 """
 
 from __future__ import annotations
@@ -16,6 +24,8 @@ import json
 import os
 import secrets
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import time
@@ -36,6 +46,13 @@ PROCESS_ATTACKS = ["exit_zero_at_import", "os_exit_zero_at_import", "exit_zero_a
                    "memory_exhaustion", "background_process"]
 # Attacks that read the grader's files: only a sandbox can stop them.
 FILE_ATTACKS = ["import_reference", "read_reference_by_path"]
+# Attacks that earn full marks only if a hostile action succeeds inside the child (payoff.py).
+RESOURCE_ATTACKS = ["host_root_writes_proc_sys", "sees_grader_process", "finds_code_on_disk", "reaches_host_loopback",
+                    "fills_tmpfs", "memory_over_processes", "many_processes"]
+# Attacks on the grader's own process through what the child sends back.
+EVIDENCE_ATTACKS = ["oversized_evidence", "compressed_evidence", "junk_frames"]
+RESOURCE_LIMITS = ["--call-timeout", "40", "--budget", "60", "--memory-mb", "1024"]
+GRADER_PEAK_LIMIT_MB = 2048
 # The process name background_process gives its daemon: unique per run (it reads daemon_token.py),
 # so a self-check running at the same time elsewhere cannot be mistaken for a survivor of this one.
 DAEMON_NAME = f"mlpd-{secrets.token_hex(5)}"
@@ -50,11 +67,15 @@ def place(source: Path, dest: Path) -> None:
         stored.rename(stored.with_suffix(""))
 
 
-def build_batch(folder: Path, attacks: list[str]) -> None:
+def build_batch(folder: Path, attacks: list[str], loopback_port: int = 0) -> None:
     for name in attacks:
         place(ATTACKS_DIR / name, folder / name)
+        if name in RESOURCE_ATTACKS:
+            shutil.copy(ATTACKS_DIR / "_payoff" / "payoff.py", folder / name / "payoff.py")
     if "background_process" in attacks:
         (folder / "background_process" / "daemon_token.py").write_text(f'TOKEN = "{DAEMON_NAME}"\n')
+    if "reaches_host_loopback" in attacks:
+        (folder / "reaches_host_loopback" / "loopback_port.py").write_text(f"PORT = {loopback_port}\n")
     (folder / "correct").mkdir()
     shutil.copy(VARIANTS / "mlp_block" / "correct_textbook.py", folder / "correct" / "mlp_block.py")
     if TRITON_REFERENCE.exists():  # a correct Triton file too, so "correct" means every task
@@ -82,12 +103,20 @@ def grader(*args: str, cwd: Path, env: dict | None = None, timeout: float = BATC
     return proc, time.monotonic() - started
 
 
-def run_batch(tmp: Path, attacks: list[str], *extra: str) -> dict:
+def bwrap_expected() -> bool:
+    """Where the sandbox must work: bubblewrap is installed, or this is CI (which installs it)."""
+    return bool(shutil.which("bwrap")) or bool(os.environ.get("CI"))
+
+
+def run_batch(tmp: Path, attacks: list[str], *extra: str, limits=LIMITS, loopback_port: int = 0,
+              expect_code: int = 0) -> dict:
     batch, grades = tmp / "submissions", tmp / "grades.csv"
     batch.mkdir()
-    build_batch(batch, attacks)
-    proc, seconds = grader("--batch", str(batch), "--csv", str(grades), "--jobs", "3", *LIMITS, *extra, cwd=tmp)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    build_batch(batch, attacks, loopback_port)
+    proc, seconds = grader("--batch", str(batch), "--csv", str(grades), "--jobs", "3", *limits, *extra, cwd=tmp)
+    if "--sandbox" not in extra and proc.returncode == 3 and not bwrap_expected():
+        pytest.skip(f"bubblewrap is not installed here (install it to run these checks): {proc.stderr[-300:]}")
+    assert proc.returncode == expect_code, proc.stderr[-3000:]
     with open(grades, newline="") as f:
         rows = list(csv.DictReader(f))
     return {"rows": rows, "by_name": {r["submission"]: r for r in rows}, "seconds": seconds,
@@ -96,16 +125,42 @@ def run_batch(tmp: Path, attacks: list[str], *extra: str) -> dict:
 
 @pytest.fixture(scope="module")
 def sandboxed(tmp_path_factory) -> dict:
-    return run_batch(tmp_path_factory.mktemp("sandboxed"), ATTACKS)
+    return run_batch(tmp_path_factory.mktemp("sandboxed"), BATCH_ATTACKS)
+
+
+@pytest.fixture(scope="module")
+def resources(tmp_path_factory) -> dict:
+    """The attacks that pay off only if a hostile action worked, with time enough to try it in full."""
+    with socket.socket() as server:  # a service on the host's loopback the child must not reach
+        server.bind(("127.0.0.1", 0))
+        server.listen(16)
+        return run_batch(tmp_path_factory.mktemp("resources"), RESOURCE_ATTACKS + EVIDENCE_ATTACKS,
+                         limits=RESOURCE_LIMITS, loopback_port=server.getsockname()[1])
+
+
+def python_for_others() -> bool:
+    """Whether a user other than root may run this Python (every folder on its way is searchable)."""
+    paths = {os.path.realpath(sys.executable), os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)}
+    for path in paths:
+        for folder in [Path(path), *Path(path).parents]:
+            if folder.is_dir() and not os.stat(folder).st_mode & 0o001:
+                return False
+    return True
+
+
+# Without a sandbox, as root, the child runs as a uid of its own; that uid may not be able to run
+# this Python at all (installed under /root): then the grader must refuse, never fall back to root.
+MUST_REFUSE_UNSANDBOXED = os.geteuid() == 0 and not python_for_others()
 
 
 @pytest.fixture(scope="module")
 def unsandboxed(tmp_path_factory) -> dict:
-    return run_batch(tmp_path_factory.mktemp("unsandboxed"), PROCESS_ATTACKS, "--sandbox", "none")
+    return run_batch(tmp_path_factory.mktemp("unsandboxed"), PROCESS_ATTACKS, "--sandbox", "none",
+                     expect_code=3 if MUST_REFUSE_UNSANDBOXED else 0)
 
 
 def is_sandboxed(row: dict) -> bool:
-    return row["isolation"].startswith("sandboxed")
+    return row["sandboxed"] == "yes" and row["isolation"].startswith("sandboxed")
 
 
 def expect_zero(row: dict) -> None:
@@ -120,19 +175,57 @@ def test_every_attack_has_a_folder():
     assert set(PROCESS_ATTACKS) | set(FILE_ATTACKS) <= set(ATTACKS), set(PROCESS_ATTACKS + FILE_ATTACKS) - set(ATTACKS)
 
 
-@pytest.mark.parametrize("attack", ATTACKS)
+BATCH_ATTACKS = [a for a in ATTACKS if a not in RESOURCE_ATTACKS + EVIDENCE_ATTACKS]
+NOT_AN_ATTACK = {"hang_in_mlp_forward"}  # a student's bug with a correct GLU: graded in the batch, not 0
+
+
+@pytest.mark.parametrize("attack", [a for a in BATCH_ATTACKS if a not in NOT_AN_ATTACK])
 def test_attack_scores_zero_in_the_sandbox(sandboxed, attack):
     row = sandboxed["by_name"][attack]
-    if attack in FILE_ATTACKS and not is_sandboxed(row):
-        pytest.skip(f"no sandbox on this machine ({row['isolation']}): reading the grader's files cannot be"
-                    " prevented without one; install bubblewrap")
+    assert is_sandboxed(row), f"{attack}: graded without the sandbox ({row['isolation']})"
     expect_zero(row)
+
+
+@pytest.mark.parametrize("attack", RESOURCE_ATTACKS)
+def test_hostile_action_fails_in_the_sandbox(resources, attack):
+    """0 because the action was tried in full and failed (payoff.py's stubs), not because time ran out."""
+    row = resources["by_name"][attack]
+    assert is_sandboxed(row), f"{attack}: graded without the sandbox ({row['isolation']})"
+    if attack == "memory_over_processes" and "memory limit per process only" in row["isolation"]:
+        # No cgroup could be made here: the report must say so, and the attack then succeeds.
+        return
+    expect_zero(row)
+    assert "the attack failed" in row["first_failure"], row["first_failure"]
+
+
+@pytest.mark.parametrize("attack", EVIDENCE_ATTACKS)
+def test_hostile_evidence_is_refused_and_costs_the_grader_little(resources, attack):
+    row = resources["by_name"][attack]
+    expect_zero(row)
+    assert int(row["grader_peak_mb"]) < GRADER_PEAK_LIMIT_MB, row
+
+
+def test_each_submission_runs_as_its_own_user_with_one_memory_limit(resources):
+    """As root: a uid of its own per submission; and a memory limit over all its processes (or the
+    report says that there is none)."""
+    uids = set()
+    for row in resources["rows"]:
+        assert ("memory limit over all its processes" in row["isolation"]
+                or "memory limit per process only (" in row["isolation"]), row["isolation"]
+        if os.geteuid() == 0:
+            assert ", its own" in row["isolation"], row["isolation"]
+            uids.add(row["isolation"].split("as uid ")[1].split(",")[0])
+    if os.geteuid() == 0:
+        assert len(uids) == len(resources["rows"]), uids  # graded side by side, yet each its own uid
 
 
 @pytest.mark.parametrize("attack", PROCESS_ATTACKS)
 def test_process_attack_scores_zero_without_sandbox(unsandboxed, attack):
     row = unsandboxed["by_name"][attack]
-    assert row["isolation"].startswith("NOT sandboxed"), row["isolation"]
+    if MUST_REFUSE_UNSANDBOXED:  # never as root: no grade at all rather than one from a root child
+        assert row["status"] == "error" and "may not run this Python" in row["first_failure"], row
+        return
+    assert row["isolation"].startswith("NOT sandboxed") and row["sandboxed"] == "no", row["isolation"]
     expect_zero(row)
 
 
@@ -150,12 +243,14 @@ def test_hangs_and_crashes_stay_within_limits(request, batch):
     from grader.sandbox import Limits
 
     result = request.getfixturevalue(batch)
+    if batch == "unsandboxed" and MUST_REFUSE_UNSANDBOXED:
+        return  # nothing ran: test_process_attack_scores_zero_without_sandbox checks the refusal
     limit = overall_timeout(Limits(call_timeout=4, budget=10))
     slow = {r["submission"]: r["seconds"] for r in result["rows"] if float(r["seconds"]) > limit}
     assert not slow, f"over the per-submission limit of {limit:.0f} s: {slow}"
     assert result["seconds"] < BATCH_WALL_LIMIT
-    # The budget, not the number of calls, bounds a submission that hangs on every call.
-    assert float(result["by_name"]["infinite_loop_ignoring_sigterm"]["seconds"]) < 10 + 4 * 4 + 30
+    # The budgets, not the number of calls, bound a submission that hangs on every call.
+    assert float(result["by_name"]["infinite_loop_ignoring_sigterm"]["seconds"]) < 3 * 10 + 4 * 4 + 30
 
 
 @pytest.mark.parametrize("batch", ["sandboxed", "unsandboxed"])
@@ -167,9 +262,125 @@ def test_no_background_process_survives(request, batch):
 def test_fake_output_and_reports_do_not_reach_the_grade(sandboxed):
     rows = sandboxed["rows"]
     names = [r["submission"] for r in rows]
-    assert sorted(names) == sorted(set(names)) and len(names) == len(ATTACKS) + 2, names
+    assert sorted(names) == sorted(set(names)) and len(names) == len(BATCH_ATTACKS) + 2, names
     assert not (sandboxed["cwd"] / "results.json").exists()
     assert "36 passed" not in sandboxed["stderr"]
+
+
+def test_hang_in_one_task_costs_only_that_task(sandboxed):
+    row = sandboxed["by_name"]["hang_in_mlp_forward"]
+    assert int(row["glu"]) == int(row["glu_max"]) > 0, row
+    assert int(row["mlp"]) < int(row["mlp_max"]), row
+
+
+def test_control_characters_never_reach_a_report(sandboxed, tmp_path):
+    row = sandboxed["by_name"]["escape_sequences_in_messages"]
+    assert "\x1b" not in row["first_failure"] and "\\x1b[2J" in row["first_failure"], row["first_failure"]
+    place(ATTACKS_DIR / "escape_sequences_in_messages", tmp_path / "submission")
+    out = {name: tmp_path / name for name in ("grade.json", "junit.xml", "summary.md")}
+    proc, _ = grader(str(tmp_path / "submission"), "--tasks", "mlp,glu", "--json", str(out["grade.json"]),
+                     "--junit", str(out["junit.xml"]), *LIMITS, cwd=tmp_path,
+                     env={"GITHUB_STEP_SUMMARY": str(out["summary.md"])})
+    assert proc.returncode == 0, proc.stderr
+    for text in (proc.stdout, proc.stderr, *(p.read_text() for p in out.values())):
+        assert not any(ch in text for ch in "\x1b\r\u202e"), text[:500]
+    assert "Total: 0/" in proc.stdout
+
+
+def test_same_files_same_grade(tmp_path):
+    """No --seed: the seed comes from the files, so grading twice gives the same seed and score."""
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    shutil.copy(VARIANTS / "mlp_block" / "default_activation_relu.py", folder / "mlp_block.py")
+    grades = []
+    for i in range(2):
+        proc, _ = grader(str(folder), "--tasks", "mlp,glu", "--json", str(tmp_path / f"{i}.json"), *LIMITS, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        data = json.loads((tmp_path / f"{i}.json").read_text())
+        grades.append((data["seed"], data["score"], [t["status"] for t in data["tests"]]))
+    assert grades[0] == grades[1], grades
+
+
+def fake_bwrap(tmp_path: Path) -> dict:
+    """A PATH on which bubblewrap is installed but cannot start (as where user namespaces are off)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "bwrap").write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
+    (bin_dir / "bwrap").chmod(0o755)
+    return {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+def test_required_sandbox_that_cannot_start_means_no_score(tmp_path):
+    place(ATTACKS_DIR / "exit_zero_at_import", tmp_path / "submission")
+    report = tmp_path / "grade.json"
+    proc, _ = grader(str(tmp_path / "submission"), "--sandbox", "bwrap", "--json", str(report), *LIMITS,
+                     cwd=tmp_path, env=fake_bwrap(tmp_path))
+    assert proc.returncode == 3, (proc.returncode, proc.stdout, proc.stderr)
+    assert not report.exists() and "Total" not in proc.stdout
+    why = [line for line in proc.stderr.splitlines() if line.startswith("grader error:")]
+    assert len(why) == 1 and "bubblewrap is required" in why[0] and "Permission denied" in why[0], proc.stderr
+    # A batch grades for credit: the same, without being told.
+    batch = tmp_path / "batch"
+    place(ATTACKS_DIR / "exit_zero_at_import", batch / "one")
+    proc, _ = grader("--batch", str(batch), "--csv", str(tmp_path / "g.csv"), *LIMITS, cwd=tmp_path,
+                     env=fake_bwrap(tmp_path))
+    assert proc.returncode == 3 and "bubblewrap is required" in proc.stderr, proc.stderr
+    rows = list(csv.DictReader(open(tmp_path / "g.csv"))) if (tmp_path / "g.csv").exists() else []
+    assert not [r for r in rows if r["status"] == "graded"], rows
+
+
+def test_incomplete_or_malformed_results_are_an_error():
+    from grader.grading import Grade, GraderFailure, _fill
+
+    collected = [{"kind": "collected", "nodeid": f"tests/test_mlp.py::t{i}", "task": "mlp", "points": 1}
+                 for i in range(2)]
+    result = {"kind": "result", "nodeid": "tests/test_mlp.py::t0", "status": "passed", "message": "",
+              "detail": "", "grader_error": False}
+    session = {"kind": "session", "exitstatus": 1, "isolation": "x", "sandboxed": True, "grader_peak_mb": 1}
+    for records in ([*collected, result, session],                                  # a test without a result
+                    [*collected, result, result, {**result, "nodeid": "tests/test_mlp.py::t1"}, session],
+                    [*collected, result, {**result, "nodeid": "tests/test_mlp.py::t1"}]):  # no session
+        with pytest.raises(GraderFailure):
+            _fill(Grade("s", 1), records, 1, "")
+    good = Grade("s", 1)
+    _fill(good, [*collected, result, {**result, "nodeid": "tests/test_mlp.py::t1", "status": "failed"}, session], 1, "")
+    assert (good.score, good.max_score, good.sandboxed) == (1, 2, True)
+
+
+def test_interrupted_batch_stops_soon_and_resume_retries_errors(tmp_path):
+    if not bwrap_expected():
+        pytest.skip("bubblewrap is not installed here (a batch requires its sandbox)")
+    batch = tmp_path / "batch"
+    for name in ("a_hang", "b_hang"):
+        place(ATTACKS_DIR / "infinite_loop_ignoring_sigterm", batch / name)
+    (batch / "c_correct").mkdir()
+    shutil.copy(VARIANTS / "mlp_block" / "correct_textbook.py", batch / "c_correct" / "mlp_block.py")
+    grades = tmp_path / "grades.csv"
+    proc = subprocess.Popen([sys.executable, "-m", "grader", "--batch", str(batch), "--csv", str(grades), "--jobs", "2",
+                             "--tasks", "mlp,glu", "--call-timeout", "60", "--budget", "120"],
+                            cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(12)  # both hanging submissions are running now
+    proc.send_signal(signal.SIGINT)
+    started = time.monotonic()
+    _, stderr = proc.communicate(timeout=60)
+    assert time.monotonic() - started < 10, stderr
+    assert proc.returncode == 130 and "--resume" in stderr, stderr
+    rows = list(csv.DictReader(open(grades)))
+    assert all(r["status"] in ("graded", "error") for r in rows), rows  # whole rows only
+    # An error row is retried by --resume (a grader error, then fixed: here, written by hand).
+    from grader.batch import columns
+
+    with open(grades, "a", newline="") as f:
+        csv.DictWriter(f, fieldnames=columns()).writerow(
+            {"submission": "c_correct", "status": "error", "first_failure": "machine trouble"})
+    for name in ("a_hang", "b_hang"):
+        shutil.rmtree(batch / name)
+    proc, _ = grader("--batch", str(batch), "--csv", str(grades), "--resume", "--tasks", "mlp,glu", *LIMITS, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    rows = list(csv.DictReader(open(grades)))
+    mine = [r for r in rows if r["submission"] == "c_correct"]
+    assert len(mine) == 1 and mine[0]["status"] == "graded" and mine[0]["score"] == mine[0]["max_score"], rows
 
 
 def test_fake_reports_in_a_single_run(tmp_path):
@@ -178,7 +389,8 @@ def test_fake_reports_in_a_single_run(tmp_path):
     autograder = Path("/autograder/results/results.json")
     existed = autograder.exists()
     out = {name: tmp_path / name for name in ("grade.json", "results.json", "junit.xml", "summary.md", "output")}
-    proc, _ = grader(str(tmp_path / "submission"), "--json", str(out["grade.json"]), "--gradescope",
+    proc, _ = grader(str(tmp_path / "submission"), "--sandbox", "bwrap" if bwrap_expected() else "auto",
+                     "--json", str(out["grade.json"]), "--gradescope",
                      str(out["results.json"]), "--junit", str(out["junit.xml"]), "--github-classroom", *LIMITS,
                      cwd=tmp_path, env={"GITHUB_STEP_SUMMARY": str(out["summary.md"]),
                                         "GITHUB_OUTPUT": str(out["output"])})
