@@ -10,10 +10,16 @@ Kernel outputs are compared with the float64 formula evaluated on the very input
 * float32: within 2**-18 relative (32 units in the last place), plus 2**-20 of the largest value for
   the cancellation in the derivative near its zero (gate = -1.28). That is what float32 arithmetic
   with the GPU's fast exp loses for |gate| up to about 12; a wrong term is off by orders more.
-* float16 and bfloat16: one rounding of the exact value, half a unit in the last place (round to
-  nearest), plus the float32 allowance above for the arithmetic before it. Under the interpreter
-  bfloat16 gets one whole unit: its float32 -> bfloat16 conversion truncates instead of rounding.
-  A kernel that computes in 16 bits rounds after every operation and misses this bound.
+* float16 and bfloat16: at least as accurate as PyTorch eager on the same inputs. Eager's
+  ``F.silu(gate) * value`` rounds twice (silu, then the product) and errs by up to about 1.5 units in
+  the last place; a kernel may err as much as eager does at worst on the same tensor, plus a tenth
+  (``EAGER_SLACK``: a kernel that rounds where eager does, from a float32 silu of its own, can land on
+  the other side of a rounding boundary), never less than half a unit (one rounding), plus the
+  float32 allowance above; and on average no more than eager errs, plus 8 % (``EAGER_MEAN_SLACK``),
+  which is what tells a kernel computing in 16 bits from eager where the worst elements alone do not. The ideal the messages teach
+  is one rounding: compute in float32, round when storing. A kernel that computes in 16 bits rounds
+  after every operation and errs by 2 to 7 units. Under the interpreter, bfloat16 arithmetic and
+  conversions round as on a GPU (``grader/probes.py``), so the bound is the same on CPU and GPU.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ pytest.importorskip(
                      " cannot run on macOS or Windows (the other suites do)")
 
 from tests.checks import (BLOCKS, Block, expect_close, expect_rounded, expect_shape, fail,  # noqa: E402
-                          is_close, rounding_errors)
+                          is_close, rounding_errors, ulp)
 from tests.seam import format_error  # noqa: E402
 from tests.test_mlp import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
 
@@ -39,6 +45,8 @@ EXERCISE = "triton_swiglu"
 GATE_SCALE = 3.0  # gate spreads over about [-12, 12]: both tails of the sigmoid and the silu minimum
 FLOAT32_RTOL = 2.0**-18
 CANCELLATION = 2.0**-20  # times the largest |expected|: absolute slack where the derivative crosses 0
+EAGER_SLACK = 1.1  # 16 bits: up to this times eager's worst error (selfcheck/test_16bit_margins.py)
+EAGER_MEAN_SLACK = 1.08  # and up to this times eager's mean error
 
 SHAPES = {"0d": (), "1d": (3001,), "2d": (37, 129), "3d": (3, 17, 65), "4d": (2, 3, 5, 33)}  # no multiple of a block
 HALF_SHAPE = (61, 67)  # 4087 elements: enough that a kernel computing in 16 bits shows
@@ -75,15 +83,55 @@ def backward_formula(grad_out, gate, value) -> tuple[torch.Tensor, torch.Tensor]
     return grad_out * value * sig * (1 + gate * (1 - sig)), grad_out * gate * sig
 
 
-def tolerance(dtype: torch.dtype, interpreted: bool, exact: torch.Tensor) -> dict:
-    """The rounding budget for ``dtype`` (see the module docstring for why)."""
+def eager_forward(gate, value) -> torch.Tensor:
+    """What PyTorch eager computes in the inputs' own dtype: the yardstick for 16-bit accuracy."""
+    return F.silu(gate) * value
+
+
+def eager_backward(grad_out, gate, value) -> tuple[torch.Tensor, torch.Tensor]:
+    gate, value = gate.detach().clone().requires_grad_(True), value.detach().clone().requires_grad_(True)
+    eager_forward(gate, value).backward(grad_out.to(gate.dtype))
+    return gate.grad, value.grad
+
+
+def ulps(got: torch.Tensor, exact: torch.Tensor) -> float:
+    """The largest error of ``got`` in units in the last place of its dtype (0 for an empty tensor)."""
+    if not got.numel():
+        return 0.0
+    return float(((got.double() - exact.double()).abs() / ulp(exact, got.dtype)).max())
+
+
+def tolerance(dtype: torch.dtype, exact: torch.Tensor, eager: torch.Tensor | None = None) -> dict:
+    """The rounding budget for ``dtype`` (see the module docstring for why); ``eager``: PyTorch eager's
+    result on the same inputs, which sets the budget in 16 bits."""
     atol = CANCELLATION * float(exact.abs().max()) if exact.numel() else 0.0
     if dtype == torch.float64:
         return {"roundings": 0.0, "rtol": 1e-12, "atol": 1e-12 * atol / CANCELLATION}
     if dtype == torch.float32:
         return {"roundings": 0.0, "rtol": FLOAT32_RTOL, "atol": atol}
-    truncates = dtype == torch.bfloat16 and interpreted
-    return {"roundings": 1.0 if truncates else 0.5, "rtol": FLOAT32_RTOL, "atol": atol}
+    return {"roundings": max(0.5, EAGER_SLACK * ulps(eager, exact)), "rtol": FLOAT32_RTOL, "atol": atol}
+
+
+def mean_ulps(got: torch.Tensor, exact: torch.Tensor) -> float:
+    return float(((got.double() - exact.double()).abs() / ulp(exact, got.dtype)).mean()) if got.numel() else 0.0
+
+
+def expect_as_accurate_as_eager(got: torch.Tensor, exact: torch.Tensor, eager: torch.Tensor, what: str,
+                                tol: dict) -> None:
+    """16 bits: on average no less accurate than PyTorch eager on the same inputs (after expect_rounded)."""
+    if got.dtype not in (torch.float16, torch.bfloat16):
+        return
+    mine, eagers = mean_ulps(got, exact), mean_ulps(eager, exact)
+    if mine > EAGER_MEAN_SLACK * eagers:
+        fail(f"{what}: mean error {mine:.3f} ulp, PyTorch eager's on the same inputs {eagers:.3f} ulp (allowed"
+             f" {EAGER_MEAN_SLACK:g} times that): {less_accurate_than_eager(tol)}")
+
+
+def less_accurate_than_eager(tol: dict) -> str:
+    return (f"less accurate than PyTorch eager (F.silu(gate) * value, and its autograd; allowed: {tol['roundings']:.2f} ulp on these"
+            " inputs, eager's worst error plus a tenth): is the kernel computing in 16 bits? Convert right after tl.load to"
+            " COMPUTE_DTYPE, compute there, and convert to the output's dtype only in tl.store: one rounding,"
+            " half an ulp")
 
 
 def roughly(got: torch.Tensor, candidate: torch.Tensor) -> bool:
@@ -120,15 +168,12 @@ def expect_kernels_launched(target, evidence: dict, op: str, stage: str | None =
 
 def unwritten_hint(got: torch.Tensor, exact: torch.Tensor, layout: str = "contiguous") -> str:
     """A hint from where the NaNs are: the probes fill the inputs' surroundings and every fresh
-    allocation with NaN, so a NaN is an element read from outside or never written. In bfloat16 it
-    may also be arithmetic: Triton's interpreter has none for bfloat16, and its NaNs can fall in any
-    pattern, so that cause is named whatever the pattern."""
+    allocation with NaN, so a NaN is an element read from outside or never written. (bfloat16
+    arithmetic is no cause: under the interpreter it rounds as on a GPU, see grader/probes.py.)"""
     nan = got.double().isnan() & ~exact.isnan()
     if not bool(nan.any()):
         return ""
-    also = ("; or it computed in 16 bits: Triton's interpreter has no bfloat16 arithmetic, convert to"
-            " COMPUTE_DTYPE right after tl.load" if got.dtype == torch.bfloat16 else "")
-    return _nan_pattern(nan, layout) + also
+    return _nan_pattern(nan, layout)
 
 
 def _nan_pattern(nan: torch.Tensor, layout: str) -> str:
@@ -167,12 +212,19 @@ CONTIGUITY_HINT = ("it matches reading gate and value as if they were contiguous
                    " row * row_stride + cols for every tensor")
 
 
-def diagnose_forward(got, gate, value, layout) -> str:
+def close_hint(tol: dict) -> str:
+    """For an output close to the formula but outside the budget ``tol``."""
+    if tol["roundings"]:
+        return less_accurate_than_eager(tol)
+    return ("close to the formula but off by more than rounding: convert after tl.load to COMPUTE_DTYPE,"
+            " compute there, and convert to the output's dtype only in tl.store")
+
+
+def diagnose_forward(got, gate, value, layout, tol) -> str:
     g, v = gate.double(), value.double()
     exact = forward_formula(gate, value)
     candidates = [
-        ("close to silu(gate) * value but off by more than one rounding: convert after tl.load to"
-         " COMPUTE_DTYPE, compute there, and convert to the output's dtype only in tl.store", exact),
+        (close_hint(tol), exact),
         ("the output is sigmoid(gate) * value: SiLU is gate * sigmoid(gate)", torch.sigmoid(g) * v),
         ("the output is silu(value) * gate: the activation belongs on gate, value stays linear", F.silu(v) * g),
         ("the output is silu(gate) alone: multiply by value", F.silu(g)),
@@ -188,7 +240,7 @@ def diagnose_forward(got, gate, value, layout) -> str:
     return "check TODO 1 step by step: out = gate * sigmoid(gate) * value, computed in COMPUTE_DTYPE"
 
 
-def diagnose_backward(got_gate, got_value, grad_out, gate, value, layout) -> str:
+def diagnose_backward(got_gate, got_value, grad_out, gate, value, layout, tol) -> str:
     go, g, v = grad_out.double(), gate.double(), value.double()
     want_gate, want_value = backward_formula(grad_out, gate, value)
     sig = torch.sigmoid(g)
@@ -202,8 +254,7 @@ def diagnose_backward(got_gate, got_value, grad_out, gate, value, layout) -> str
     if not roughly(got_gate, want_gate):
         product_rule = "silu(g) = g * sigmoid(g) is a product"
         for hint, candidate in [
-            ("close to the formula but off by more than one rounding: compute in COMPUTE_DTYPE and convert"
-             " only when storing", want_gate),
+            (close_hint(tol), want_gate),
             (f"grad_gate is grad_out * value * sigmoid(gate): that treats sigmoid(gate) as a constant;"
              f" {product_rule}, so the product rule gives a second term", go * v * sig),
             (f"grad_gate has only the term with sigmoid's derivative; {product_rule}, and the product rule"
@@ -223,8 +274,7 @@ def diagnose_backward(got_gate, got_value, grad_out, gate, value, layout) -> str
         return ("grad_gate is wrong: d out/d gate = value * d silu(gate)/d gate; work the derivative of"
                 " g * sigmoid(g) out with the product rule and d sigmoid/dg = sigmoid * (1 - sigmoid)")
     for hint, candidate in [
-        ("close to the formula but off by more than one rounding: compute in COMPUTE_DTYPE and convert"
-         " only when storing", want_value),
+        (close_hint(tol), want_value),
         ("grad_value is grad_out * sigmoid(gate): d out/d value is silu(gate) = gate * sigmoid(gate)", go * sig),
         ("grad_value lacks the factor grad_out: the chain rule multiplies by it", g * sig),
         ("grad_value is grad_out * value: d out/d value is silu(gate)", go * v),
@@ -248,13 +298,14 @@ def check_forward(target, evidence, gate, value, layout="contiguous") -> None:
                  "the output has the inputs' shape")
     check_dtype(target, "forward", out, gate.dtype, "out")
     exact = forward_formula(gate, value)
-    tol = tolerance(gate.dtype, evidence["interpreted"], exact)
+    tol = tolerance(gate.dtype, exact, eager_forward(gate, value))
     bad = rounding_errors(out, exact, **tol)
     hint = ""
     if bool(bad.any()):
-        hint = unwritten_hint(out, exact, layout) or diagnose_forward(out, gate, value, layout)
-    expect_rounded(out, exact, f"{kernel_where(target, 'forward')}: silu(gate) * value in {gate.dtype}",
-                   hint, **tol)
+        hint = unwritten_hint(out, exact, layout) or diagnose_forward(out, gate, value, layout, tol)
+    what = f"{kernel_where(target, 'forward')}: silu(gate) * value in {gate.dtype}"
+    expect_rounded(out, exact, what, hint, **tol)
+    expect_as_accurate_as_eager(out, exact, eager_forward(gate, value), what, tol)
 
 
 def check_backward(target, evidence, grad_out, gate, value, layout="contiguous") -> None:
@@ -265,14 +316,18 @@ def check_backward(target, evidence, grad_out, gate, value, layout="contiguous")
         expect_shape(got.shape, gate.shape, f"swiglu_backward's {name} for inputs of shape {tuple(gate.shape)}",
                      "each gradient has its input's shape")
         check_dtype(target, "backward", got, gate.dtype, name)
-    for name, got, exact in (("grad_gate", got_gate, want_gate), ("grad_value", got_value, want_value)):
-        tol = tolerance(gate.dtype, evidence["interpreted"], exact)
+    eager = eager_backward(grad_out, gate, value)
+    for name, got, exact, by_eager in (("grad_gate", got_gate, want_gate, eager[0]),
+                                       ("grad_value", got_value, want_value, eager[1])):
+        tol = tolerance(gate.dtype, exact, by_eager)
         bad = rounding_errors(got, exact, **tol)
         hint = ""
         if bool(bad.any()):
             hint = (unwritten_hint(got, exact, layout)
-                    or diagnose_backward(got_gate, got_value, grad_out, gate, value, layout))
-        expect_rounded(got, exact, f"{kernel_where(target, 'backward')}: {name} in {gate.dtype}", hint, **tol)
+                    or diagnose_backward(got_gate, got_value, grad_out, gate, value, layout, tol))
+        what = f"{kernel_where(target, 'backward')}: {name} in {gate.dtype}"
+        expect_rounded(got, exact, what, hint, **tol)
+        expect_as_accurate_as_eager(got, exact, by_eager, what, tol)
 
 
 # ------------------------------------------------------------------------------ the forward kernel
@@ -420,10 +475,11 @@ def check_autograd(target, evidence: dict, grad_out, gate, value) -> None:
             fail(f"no gradient reached {name.removeprefix('grad_')}: SwiGLUFunction.backward returns one gradient"
                  f" per input of forward, (grad_gate, grad_value) (TODO 4 in {here})")
     want_gate, want_value = backward_formula(grad_out, gate, value)
-    for name, want in (("grad_gate", want_gate), ("grad_value", want_value)):
+    eager = eager_backward(grad_out, gate, value)
+    for name, want, by_eager in (("grad_gate", want_gate, eager[0]), ("grad_value", want_value, eager[1])):
         got = evidence[name]
         expect_shape(got.shape, gate.shape, f"the gradient {name} from swiglu(...).backward()")
-        tol = tolerance(gate.dtype, evidence["interpreted"], want)
+        tol = tolerance(gate.dtype, want, by_eager)
         hint = ""
         if bool(rounding_errors(got, want, **tol).any()):
             if roughly(evidence["grad_gate"], want_value) and roughly(evidence["grad_value"], want_gate):
