@@ -22,8 +22,7 @@ SETUP_SH = """#!/usr/bin/env bash
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-# bubblewrap sandboxes the student's code; where the container refuses it, the grader falls back to
-# an unprivileged child process and says so in the output.
+# bubblewrap sandboxes the student's code; where the container refuses it, nothing is graded.
 apt-get install -y -qq python3 python3-venv python3-pip bubblewrap
 python3 -m venv /autograder/venv
 /autograder/venv/bin/pip install -q --upgrade pip
@@ -36,26 +35,23 @@ RUN_AUTOGRADER = """#!/usr/bin/env bash
 # Gradescope runs this for every submission; the student's files are in /autograder/submission.
 set -u
 cd /autograder/source
-# Without a working sandbox the student's code runs as user nobody: keep the grader's own files
-# (the reference, the tests) unreadable to it.
-chmod -R go-rwx /autograder/source
+chmod -R go-rwx /autograder/source  # the reference and the tests: the grader's alone
 mkdir -p /autograder/results
-/autograder/venv/bin/python -m grader /autograder/submission \\
-    --gradescope /autograder/results/results.json 2> /tmp/grader-stderr.txt
-status=$?
-cat /tmp/grader-stderr.txt >&2
-if [ "$status" -ne 0 ]; then
-  # The grader could not grade (e.g. no exercise files were uploaded): say why, score 0.
+if ! find /autograder/submission -name '*.py' | grep -q .; then
+  # Nothing to grade: the student uploaded no exercise file. That is a 0 with the reason.
   /autograder/venv/bin/python - <<'EOF'
 import json, pathlib
-why = pathlib.Path("/tmp/grader-stderr.txt").read_text(errors="replace")[-3000:]
 pathlib.Path("/autograder/results/results.json").write_text(json.dumps({
     "score": 0, "tests": [],
-    "output": "This submission could not be graded. Upload the exercise files themselves"
-              " (mlp_block.py, triton_swiglu.py), not a folder or an archive.\\n\\n" + why}))
+    "output": "No exercise file was uploaded. Upload the exercise files themselves"
+              " (mlp_block.py, triton_swiglu.py), not an archive."}))
 EOF
+  exit 0
 fi
-exit 0
+# Grading for credit: the sandbox is required. If it cannot start, the grader exits 3 and writes no
+# results, and this script fails, so Gradescope shows an autograder failure rather than a grade.
+/autograder/venv/bin/python -m grader /autograder/submission --sandbox bwrap \\
+    --gradescope /autograder/results/results.json
 """
 
 

@@ -58,7 +58,8 @@ def test_table_per_task_first_failure_and_total(graded):
 def test_json_schema(graded):
     data = json.loads(graded["grade.json"].read_text())
     assert data["schema"] == "mlp-block-grader/1" and data["seed"] == 7
-    assert {"submission", "isolation", "score", "max_score", "seconds", "note", "tasks", "tests"} <= set(data)
+    assert {"submission", "sandboxed", "isolation", "score", "max_score", "seconds", "grader_peak_mb", "tasks", "tests"} <= set(data)
+    assert isinstance(data["sandboxed"], bool)
     assert data["score"] == sum(t["points"] for t in data["tests"])
     assert data["max_score"] == sum(t["max"] for t in data["tests"])
     for test in data["tests"]:
