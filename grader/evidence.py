@@ -115,12 +115,12 @@ def _check_tensor(t: torch.Tensor, budget: dict) -> None:
     budget["elements"] -= t.numel()
     if budget["elements"] < 0:
         raise BadEvidence("more tensor elements than the probe could have produced from its inputs")
+    if t.numel() == 0:
+        return
     # Every element must have bytes of its own: a stride-0 or overlapping view would make the
     # grader's comparisons touch far more elements than were ever sent.
-    if t.numel() > 1:
-        extent = 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride()) if n > 0)
-        if extent < t.numel():
-            raise BadEvidence(f"a tensor view whose {t.numel()} elements share {extent} stored ones")
-    stored = t.untyped_storage().nbytes() // max(t.element_size(), 1)
-    if t.numel() and t.storage_offset() + (1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride()))) > stored:
+    extent = 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride()))  # elements from the first to the last
+    if extent < t.numel():
+        raise BadEvidence(f"a tensor view whose {t.numel()} elements share {extent} stored ones")
+    if t.storage_offset() + extent > t.untyped_storage().nbytes() // t.element_size():
         raise BadEvidence("a tensor reaching past its storage")

@@ -70,7 +70,8 @@ def place(source: Path, dest: Path) -> None:
 def build_batch(folder: Path, attacks: list[str], loopback_port: int = 0) -> None:
     for name in attacks:
         place(ATTACKS_DIR / name, folder / name)
-        if name in RESOURCE_ATTACKS:
+        source = ATTACKS_DIR / name / "mlp_block.py"
+        if source.exists() and "import payoff" in source.read_text():  # what it earns if its action works
             shutil.copy(ATTACKS_DIR / "_payoff" / "payoff.py", folder / name / "payoff.py")
     if "background_process" in attacks:
         (folder / "background_process" / "daemon_token.py").write_text(f'TOKEN = "{DAEMON_NAME}"\n')
