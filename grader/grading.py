@@ -21,7 +21,7 @@ from pathlib import Path
 
 from grader.sandbox import REPO, Limits, SANDBOX_ENV, kill_group, spawn, kill_strays, become_subreaper
 
-TASK_TITLES = {"mlp": "MLP", "glu": "GLU", "swiglu": "SwiGLU"}
+TASK_TITLES = {"mlp": "MLP", "glu": "GLU", "swiglu": "SwiGLU", "cost": "Cost"}
 
 
 class GraderFailure(Exception):
