@@ -73,12 +73,12 @@ def elementwise_flops(block: str, backward: bool, intermediate: int, hidden: int
             "gate product": factor * intermediate if gated else 0}
 
 
-def judge(got: int, want: int, where: str, mistakes: list[tuple[str, int]], detail: str) -> None:
+def judge(got: int, want: int, where: str, mistakes: list[tuple[str, int]], detail: str, after: str = "") -> None:
     """Fail with the hint of the first known mistake that gives ``got``, or the bare numbers."""
     if got == want:
         return
     hint = next((h for h, value in mistakes if value == got and value != want), "")
-    fail(f"{where} returned {got:,}, expected {want:,}: {hint or detail}")
+    fail(f"{where} returned {got:,}, expected {want:,}: {hint or detail}{after}")
 
 
 # ------------------------------------------------------------------------------------ parameters
@@ -144,14 +144,16 @@ def check_flops(target, reference, block: str, backward: bool) -> None:
             ("the bias adds are missing: with bias=True each layer adds 1 FLOP per output number"
              if bias else "bias=False, but bias adds are counted: without biases there is nothing to add",
              want - parts["biases"] if bias else want + biases_if),
-            ("the activation is not counted: 1 FLOP per number it is applied to"
-             + (", 2 in the backward pass (its derivative, times the incoming gradient)" if backward else ""),
-             want - parts["activation"]),
         ]
-        if block == "GLU":
+        per_number = ("1 FLOP per number, 2 in the backward pass (a derivative or second factor, times the"
+                      " incoming gradient)" if backward else "1 FLOP per number")
+        if block == "MLP":
+            mistakes.append((f"the activation is not counted: {per_number} it is applied to",
+                             want - parts["activation"]))
+        else:
             mistakes += [
-                ("the gate product act(Wg(x)) * Wv(x) is not counted: 1 FLOP per number"
-                 + (", 2 in the backward pass (a gradient to the gate and one to the value)" if backward else ""),
+                # the two cost the same, so the count alone cannot tell which one is missing
+                (f"the activation or the gate product act(Wg(x)) * Wv(x) is not counted: each is {per_number}",
                  want - parts["gate product"]),
                 ("the activation and the gate product are not counted", want - parts["activation"] - parts["gate product"]),
                 ("two matrix products are counted; GLU has three (Wg, Wv, Wo), each 2*hidden_dim*intermediate_dim"
@@ -199,8 +201,8 @@ def test_backward_flops(target, reference, block):
 
 # (hidden_dim, expansion, multiple_of, bias): GPT-2 small's MLP as SwiGLU (2048), LLaMA-7B (11008),
 # small blocks where the biases or the rounding change the answer, and expansions other than 4.
-SIZING_CASES = [(768, 4, 1, False), (4096, 4, 256, False), (8, 4, 1, True), (64, 4, 8, True),
-                (512, 2, 64, True), (100, 2.5, 16, True), (96, 3.5, 1, False)]
+SIZING_CASES = [(768, 4, 1, False), (96, 3.5, 1, False), (4096, 4, 256, False), (8, 4, 1, True),
+                (64, 4, 8, True), (512, 2, 64, True), (100, 2.5, 16, True)]
 
 
 def ceil_to(value: Fraction, multiple: int) -> int:
@@ -223,10 +225,10 @@ def test_glu_intermediate_dim(target, reference):
         mistakes = [
             ("the 2/3 is not applied: a GLU has three weight matrices to the MLP's two, so at equal"
              " parameters it is about 2/3 as wide", ceil_to(Fraction(mlp_width), multiple_of)),
-            (f"rounded down: a GLU that narrow has fewer parameters than the MLP; round up to a multiple of"
-             f" multiple_of={multiple_of}", math.floor(exact / multiple_of) * multiple_of),
-            ("rounded to the nearest multiple; round up, so the GLU has at least the MLP's parameters",
-             round(exact / multiple_of) * multiple_of),
+            # rounding to the nearest multiple gives this too whenever it does not give the answer
+            (f"rounded down (or to the nearest multiple, which is below here): a GLU that narrow has fewer"
+             f" parameters than the MLP; round up to a multiple of multiple_of={multiple_of}",
+             math.floor(exact / multiple_of) * multiple_of),
             (f"multiple_of={multiple_of} is ignored: round up to a multiple of it", math.ceil(exact)),
             ("the budget counts the weights only; with bias=True the biases count too (MLP: intermediate_dim"
              " + hidden_dim of them, GLU: 2 * intermediate_dim + hidden_dim)",
@@ -236,9 +238,12 @@ def test_glu_intermediate_dim(target, reference):
         ]
         if got <= 0:
             fail(f"{where} returned {got}: a width must be positive; expected {want:,}")
+        if got == want:
+            continue
         glu = measured(reference, "GLU", hidden, got)[count]
         what = "parameters" if bias else "weights"
         judge(got, want, where, mistakes,
               f"GLU(hidden_dim={hidden}, intermediate_dim={got:,}) has {glu:,} {what}, the MLP"
               f" (intermediate_dim={mlp_width:,}) {budget:,}: want the smallest multiple of {multiple_of} at"
-              f" which the GLU has at least the MLP's {what}")
+              f" which the GLU has at least the MLP's {what}",
+              after="; if it calls your mlp_param_count or glu_param_count, test_param_count must pass first")

@@ -98,7 +98,8 @@ def glu_intermediate_dim(hidden_dim: int, expansion: float = 4, multiple_of: int
     _check_bias(bias)
     if isinstance(expansion, bool) or not isinstance(expansion, (int, float, Fraction)) or not expansion > 0:
         raise ValueError(f"expansion must be a positive number, got {expansion!r}")
-    mlp_width = Fraction(expansion) * hidden_dim
+    # as written: 4.1 means 41/10, not the binary float nearest to it
+    mlp_width = Fraction(str(expansion) if isinstance(expansion, float) else expansion) * hidden_dim
     if mlp_width.denominator != 1:
         raise ValueError(f"expansion * hidden_dim must be a whole number (the MLP's intermediate_dim),"
                          f" got {expansion!r} * {hidden_dim} = {float(mlp_width)}")
