@@ -29,7 +29,7 @@ from grader.safe_text import printable
 from grader.sandbox import (REPO, Limits, SANDBOX_ENV, SANDBOX_REQUIRED, MAX_SUBMISSION_FILE_BYTES, MAX_SUBMISSION_FILES, become_subreaper,
                             exercise_folder, kill_group, kill_strays, spawn)
 
-TASK_TITLES = {"mlp": "MLP", "glu": "GLU", "swiglu": "SwiGLU"}
+TASK_TITLES = {"mlp": "MLP", "glu": "GLU", "swiglu": "SwiGLU", "cost": "Cost"}
 
 
 class GraderFailure(Exception):

@@ -202,6 +202,42 @@ def run_block(
     return evidence
 
 
+# ---------------------------------------------------------------------------- the cost probes
+
+@probe
+def cost_function(module: ModuleType, function: str, kwargs: dict) -> dict:
+    """Call one function of the cost exercise (``mlp_param_count(hidden_dim=8, ...)``): what it returned."""
+    fn = getattr(module, function, None)
+    if not callable(fn):
+        raise CodeUnderTestError(function, AttributeError(f"{module.__name__} defines no function {function}"))
+    value = _stage(function, fn, **kwargs)
+    return {"value": value if type(value) in (int, float) else None, "type": type(value).__name__,
+            "repr": repr(value)[:80]}
+
+
+@probe
+def block_cost(module: ModuleType, cls_name: str, ctor: dict, x_shape: list[int]) -> dict:
+    """A block built on the meta device (no memory, any size): its parameters, and the FLOPs that
+    torch.utils.flop_counter.FlopCounterMode counts (matrix products only) in one forward pass on an
+    input of ``x_shape`` and in the backward pass to that input and every parameter."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with torch.device("meta"):
+        block = _build(module, cls_name, ctor)
+        x = torch.empty(x_shape, requires_grad=True)
+    with FlopCounterMode(display=False) as forward:
+        out = _stage(f"{cls_name}.forward", block, x)
+    with FlopCounterMode(display=False) as backward:
+        _stage(f"{cls_name}.forward (backward pass)", out.backward, torch.ones_like(out))
+    return {
+        "params": sum(p.numel() for p in block.parameters()),
+        "weights": sum(p.numel() for name, p in block.named_parameters() if name.endswith("weight")),
+        "forward_flops": forward.get_total_flops(),
+        "backward_flops": backward.get_total_flops(),
+        "tokens": x.numel() // x_shape[-1],
+    }
+
+
 def call(module_or_error: ModuleType | BaseException, stage_name: str, probe_name: str, **kwargs) -> dict:
     """Run one probe; any failure of the code under test becomes error evidence."""
     if isinstance(module_or_error, BaseException):

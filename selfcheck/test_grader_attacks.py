@@ -58,6 +58,7 @@ GRADER_PEAK_LIMIT_MB = 2048
 DAEMON_NAME = f"mlpd-{secrets.token_hex(5)}"
 LIMITS = ["--call-timeout", "4", "--budget", "10", "--memory-mb", "1024"]
 TRITON_REFERENCE = REPO / "solution" / "hidden" / "reference_triton_swiglu.py"
+COST_REFERENCE = REPO / "solution" / "hidden" / "reference_mlp_cost.py"
 BATCH_WALL_LIMIT = 300  # seconds: far above what the batch needs, far below "hangs forever"
 
 
@@ -83,6 +84,8 @@ def build_batch(folder: Path, attacks: list[str], loopback_port: int = 0) -> Non
         shutil.copy(TRITON_REFERENCE, folder / "correct" / "triton_swiglu.py")
     (folder / "partial").mkdir()  # MLP right, GLU with the activation on the wrong path
     shutil.copy(VARIANTS / "mlp_block" / "glu_activation_on_value_path.py", folder / "partial" / "mlp_block.py")
+    for submission in ("correct", "partial"):  # the cost task right in both, so only the GLU differs
+        shutil.copy(COST_REFERENCE, folder / submission / "mlp_cost.py")
 
 
 def daemons() -> list[int]:

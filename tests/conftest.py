@@ -17,7 +17,7 @@ import torch
 
 from tests.seam import LocalBackend, Target, make_backend, target_name
 
-TASKS = ("mlp", "glu", "swiglu")
+TASKS = ("mlp", "glu", "swiglu", "cost")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

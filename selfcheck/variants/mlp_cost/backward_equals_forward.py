@@ -1,0 +1,13 @@
+"""Wrong: the backward pass is counted as the forward pass."""
+
+EDITS = [
+    ('    matmuls = 2 * 2 * (2 * hidden_dim * intermediate_dim)',
+     '    return mlp_forward_flops(hidden_dim, intermediate_dim, bias)'),
+    ('    matmuls = 2 * 3 * (2 * hidden_dim * intermediate_dim)',
+     '    return glu_forward_flops(hidden_dim, intermediate_dim, bias)'),
+]
+
+EXPECT_FAILURES = {
+    'test_backward_flops[MLP]': 'counted like the forward pass',
+    'test_backward_flops[GLU]': 'counted like the forward pass',
+}

@@ -1,0 +1,10 @@
+"""Wrong: the MLP backward is taken as exactly twice the forward."""
+
+EDITS = [
+    ('    matmuls = 2 * 2 * (2 * hidden_dim * intermediate_dim)',
+     '    return 2 * mlp_forward_flops(hidden_dim, intermediate_dim, bias)'),
+]
+
+EXPECT_FAILURES = {
+    'test_backward_flops[MLP]': 'exactly twice the forward',
+}

@@ -1,0 +1,10 @@
+"""Wrong: the MLP forward leaves out the activation."""
+
+EDITS = [
+    ('    activation = intermediate_dim\n',
+     '    activation = 0\n'),
+]
+
+EXPECT_FAILURES = {
+    'test_forward_flops[MLP]': 'the activation is not counted',
+}

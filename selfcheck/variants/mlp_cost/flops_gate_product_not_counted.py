@@ -1,0 +1,10 @@
+"""Wrong: the GLU forward leaves out the gate product act(Wg x) * Wv x."""
+
+EDITS = [
+    ('    gate_product = intermediate_dim  # act(Wg x) * Wv x',
+     '    gate_product = 0'),
+]
+
+EXPECT_FAILURES = {
+    'test_forward_flops[GLU]': 'the gate product act(Wg(x)) * Wv(x) is not counted',
+}

@@ -1,0 +1,10 @@
+"""Wrong: the MLP forward counts the matrix products alone, as FlopCounterMode does."""
+
+EDITS = [
+    ('    return matmuls + bias_adds + activation\n',
+     '    return matmuls\n'),
+]
+
+EXPECT_FAILURES = {
+    'test_forward_flops[MLP]': 'only the matrix products are counted',
+}

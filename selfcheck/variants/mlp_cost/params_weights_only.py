@@ -1,0 +1,13 @@
+"""Wrong: only the weights are counted, never the biases."""
+
+EDITS = [
+    ('    return mlp_weights + (mlp_biases if bias else 0)',
+     '    return mlp_weights'),
+    ('    return glu_weights + (glu_biases if bias else 0)',
+     '    return glu_weights'),
+]
+
+EXPECT_FAILURES = {
+    'test_param_count[MLP]': 'only the weights are counted',
+    'test_param_count[GLU]': 'only the weights are counted',
+}

@@ -1,0 +1,10 @@
+"""Wrong: the matched width is not rounded to a multiple of multiple_of."""
+
+EDITS = [
+    ('    return math.ceil(exact / multiple_of) * multiple_of',
+     '    return math.ceil(exact)'),
+]
+
+EXPECT_FAILURES = {
+    'test_glu_intermediate_dim': 'is ignored: round up to a multiple',
+}

@@ -1,0 +1,10 @@
+"""Wrong: the GLU gets the MLP's width: the 2/3 is not applied."""
+
+EDITS = [
+    ('    exact = Fraction(budget - fixed, per_unit)',
+     '    exact = mlp_width'),
+]
+
+EXPECT_FAILURES = {
+    'test_glu_intermediate_dim': 'the 2/3 is not applied',
+}

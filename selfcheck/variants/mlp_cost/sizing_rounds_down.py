@@ -1,0 +1,10 @@
+"""Wrong: the matched width is rounded down to a multiple of multiple_of."""
+
+EDITS = [
+    ('    return math.ceil(exact / multiple_of) * multiple_of',
+     '    return math.floor(exact / multiple_of) * multiple_of'),
+]
+
+EXPECT_FAILURES = {
+    'test_glu_intermediate_dim': 'rounded down',
+}

@@ -1,0 +1,14 @@
+"""Wrong: the matched width compares weights only, even with bias=True."""
+
+EDITS = [
+    ('    budget = mlp_param_count(hidden_dim, int(mlp_width), bias)',
+     '    budget = mlp_param_count(hidden_dim, int(mlp_width), False)'),
+    ('    fixed = hidden_dim if bias else 0',
+     '    fixed = 0'),
+    ('    per_unit = 3 * hidden_dim + (2 if bias else 0)',
+     '    per_unit = 3 * hidden_dim'),
+]
+
+EXPECT_FAILURES = {
+    'test_glu_intermediate_dim': 'the budget counts the weights only',
+}
