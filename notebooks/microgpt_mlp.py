@@ -36,7 +36,7 @@
 #    large inputs;
 # 3. the microgpt MLP block on scalars, forward and backward;
 # 4. the same block in PyTorch (float64): same output, same gradients, to 1e-9;
-# 5. the exercise's reference `MLP` with a squared-ReLU activation reproduces it;
+# 5. the exercise's `MLP` (yours, once you have written it) with a squared-ReLU activation reproduces it;
 # 6. a short training run with the scalar engine;
 # 7. what all this costs, compared with a tensor library.
 #
@@ -46,14 +46,13 @@
 # %% [markdown]
 # ## 0. Set-up
 #
-# The notebook lives in `notebooks/`, but it imports code from the repository (the reference MLP and
+# The notebook lives in `notebooks/`, but it imports code from the repository (the exercise's MLP and
 # a squared-ReLU module). We walk up from the working directory until we find the
 # repository root and put it on `sys.path`, so the imports work however the notebook was started
 # (JupyterLab, or nbval, which runs it from `notebooks/`).
 
 # %%
 # %matplotlib inline
-import importlib.util
 import logging
 import math
 import random
@@ -69,9 +68,9 @@ logging.getLogger("matplotlib").setLevel(logging.ERROR)
 
 
 def find_repo_root(start: Path) -> Path:
-    """The nearest folder at or above `start` that holds the reference MLP."""
+    """The nearest folder at or above `start` that holds the exercises."""
     for folder in (start, *start.parents):
-        if (folder / "solution" / "hidden" / "reference_mlp_block.py").is_file():
+        if (folder / "exercises" / "mlp_block.py").is_file():
             return folder
     raise FileNotFoundError(f"no repository root above {start}: open the notebook inside the repository")
 
@@ -589,47 +588,55 @@ for name, (theirs, ours) in checks.items():
 # %% [markdown]
 # ## 5. The tie-in: the exercise's `MLP` is this block
 #
-# The exercise's reference `MLP(hidden_dim, intermediate_dim, activation_fn)` computes
-# `Wo(act(Wi(x)))`: the middle of microgpt's block, without the norm and the residual, and with
-# biases. Give it a squared-ReLU activation module (`SquaredReLU` from `grader/probes.py`, which
-# computes `torch.relu(x) ** 2`), zero its biases, and load our weights: `fc1` into `Wi`, `fc2` into
-# `Wo`, both already in `nn.Linear`'s layout, one row per output. Fed `rmsnorm(x)`, it must reproduce
-# the scalar block's MLP output; with the norm and the residual around it, the whole block and its
-# gradients.
+# The exercise's `MLP(hidden_dim, intermediate_dim, activation_fn)` computes `Wo(act(Wi(x)))`: the
+# middle of microgpt's block, without the norm and the residual, and with biases. Give it a
+# squared-ReLU activation module (`SquaredReLU` from `grader/probes.py`, which computes
+# `torch.relu(x) ** 2`), zero its biases, and load our weights: `fc1` into `Wi`, `fc2` into `Wo`, both
+# already in `nn.Linear`'s layout, one row per output. Fed `rmsnorm(x)`, it must reproduce the scalar
+# block's MLP output; with the norm and the residual around it, the whole block and its gradients.
+#
+# Which `MLP`: `notebooks/exercise_code.py` loads the reference where the instructor's `solution/`
+# is present, and otherwise **yours**, from `exercises/mlp_block.py`. Until TODO 1 and 2 are done the
+# cell below says so and the rest of the notebook runs on; once `pytest tests/test_mlp.py -m mlp`
+# passes, re-run it and your block meets microgpt's.
 
 # %%
 from grader.probes import SquaredReLU
+from notebooks import exercise_code
 
-# The reference is a file, not an installed package: load it by path.
-spec = importlib.util.spec_from_file_location(
-    "reference_mlp_block", REPO / "solution" / "hidden" / "reference_mlp_block.py"
-)
-reference = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(reference)
 
-ref_mlp = reference.MLP(N_EMBD, N_HIDDEN, activation_fn=SquaredReLU).double().eval()
-with torch.no_grad():
-    ref_mlp.Wi.weight.copy_(fc1_t)
-    ref_mlp.Wo.weight.copy_(fc2_t)
-    ref_mlp.Wi.bias.zero_()
-    ref_mlp.Wo.bias.zero_()
-print(ref_mlp)
+def tie_in(MLP) -> None:
+    mlp_t = MLP(N_EMBD, N_HIDDEN, activation_fn=SquaredReLU).double().eval()
+    with torch.no_grad():
+        mlp_t.Wi.weight.copy_(fc1_t)
+        mlp_t.Wo.weight.copy_(fc2_t)
+        mlp_t.Wi.bias.zero_()
+        mlp_t.Wo.bias.zero_()
+    print(mlp_t)
 
-# The MLP part alone: reference(rmsnorm(x)) against the scalar mlp(rmsnorm(x)).
-x_ref = torch.tensor([v.data for v in x], requires_grad=True)
-xn_ref = x_ref / torch.sqrt((x_ref * x_ref).mean() + EPS)
-mlp_ref = ref_mlp(xn_ref)
-mlp_scalar = torch.tensor([v.data for v in mlp(rmsnorm(x), fc1, fc2)])
-assert (mlp_ref.detach() - mlp_scalar).abs().max().item() < 1e-9
-print("reference MLP(rmsnorm(x)) == scalar MLP output   (within 1e-9)")
+    # The MLP part alone: MLP(rmsnorm(x)) against the scalar mlp(rmsnorm(x)).
+    x_mlp = torch.tensor([v.data for v in x], requires_grad=True)
+    xn_mlp = x_mlp / torch.sqrt((x_mlp * x_mlp).mean() + EPS)
+    out = mlp_t(xn_mlp)
+    out_scalar = torch.tensor([v.data for v in mlp(rmsnorm(x), fc1, fc2)])
+    assert (out.detach() - out_scalar).abs().max().item() < 1e-9, "MLP(rmsnorm(x)) differs from the scalar MLP"
+    print("MLP(rmsnorm(x)) == scalar MLP output   (within 1e-9)")
 
-# The whole block, and its gradients, through the reference module.
-(x_ref + mlp_ref).backward(upstream_t)
-assert (x_ref + mlp_ref - torch.tensor([v.data for v in y])).abs().max().item() < 1e-9
-assert (ref_mlp.Wi.weight.grad - grads_of(fc1)).abs().max().item() < 1e-9
-assert (ref_mlp.Wo.weight.grad - grads_of(fc2)).abs().max().item() < 1e-9
-assert (x_ref.grad - grads_of(x)).abs().max().item() < 1e-9
-print("x + reference MLP(rmsnorm(x)): same output and same gradients for x, Wi, Wo (within 1e-9)")
+    # The whole block, and its gradients, through the exercise's module.
+    (x_mlp + out).backward(upstream_t)
+    assert (x_mlp + out - torch.tensor([v.data for v in y])).abs().max().item() < 1e-9
+    assert (mlp_t.Wi.weight.grad - grads_of(fc1)).abs().max().item() < 1e-9
+    assert (mlp_t.Wo.weight.grad - grads_of(fc2)).abs().max().item() < 1e-9
+    assert (x_mlp.grad - grads_of(x)).abs().max().item() < 1e-9
+    print("x + MLP(rmsnorm(x)): same output and same gradients for x, Wi, Wo (within 1e-9)")
+
+
+blocks, source = exercise_code.load("mlp_block")
+print("MLP from", source)
+try:
+    tie_in(blocks.MLP)
+except NotImplementedError as error:
+    exercise_code.not_yet(error, "this cell compares your MLP with microgpt's block.")
 
 
 # %% [markdown]

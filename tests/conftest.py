@@ -11,11 +11,13 @@
 from __future__ import annotations
 
 import zlib
+from pathlib import Path
 
 import pytest
 import torch
 
-from tests.seam import LocalBackend, Target, make_backend, target_name
+from tests.seam import (RECORD_PREFIX, REFERENCE_MODES, Reference, Target, check_reference_available, make_backend,
+                        make_reference, target_name)
 
 TASKS = ("mlp", "glu", "swiglu", "cost")
 
@@ -26,6 +28,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="code to grade: exercises (default), reference, a folder, or sandbox:FOLDER "
                          "(also EXERCISE_TARGET)")
     group.addoption("--seed", type=int, default=0, help="base seed for the tests' data (default 0)")
+    group.addoption("--reference", default="auto", metavar="MODE",
+                    help=f"what the tests compare with: {', '.join(REFERENCE_MODES)} (default auto: solution/hidden/"
+                         f" where present, else its snapshot), or {RECORD_PREFIX}FILE to record a snapshot")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    mode = config.getoption("reference")
+    if mode not in REFERENCE_MODES and not mode.startswith(RECORD_PREFIX):
+        raise pytest.UsageError(f"--reference {mode}: expected one of {', '.join(REFERENCE_MODES)} or {RECORD_PREFIX}FILE")
+    check_reference_available(mode, config.getoption("seed"))  # before any test: one clear line, not one per test
 
 
 def pytest_report_header(config: pytest.Config) -> str:
@@ -57,8 +69,12 @@ def _time_counts_against_the_task(request: pytest.FixtureRequest, target: Target
 
 
 @pytest.fixture(scope="session")
-def reference() -> Target:
-    return Target(LocalBackend("reference"))
+def reference(pytestconfig: pytest.Config) -> Reference:
+    mode = pytestconfig.getoption("reference")
+    reference = make_reference(mode, pytestconfig.getoption("seed"))
+    yield reference
+    if mode.startswith(RECORD_PREFIX):
+        reference.backend.save(Path(mode[len(RECORD_PREFIX):]))
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,12 @@ Which code the suites grade is decided here and nowhere else:
 
 Pick one with ``pytest --target reference`` or ``EXERCISE_TARGET=reference``. Tests never import
 code under test themselves: they ask a ``Target`` to run a probe (``grader/probes.py``) and get
-evidence back. The reference used for comparison always runs in this process.
+evidence back.
+
+What they compare with is decided here too (``make_reference``): the reference in
+``solution/hidden/``, run in this process, where it is present; else (the student release) its
+recorded answers, ``tests/snapshots/reference.pt`` (see ``tests/snapshot.py``). ``--reference
+live|snapshot`` forces one.
 
 Where the code under test runs is decided here too (``make_backend``): with ``sandbox:`` every
 exercise runs in a sandboxed child (``grader/sandbox.py``); otherwise ``mlp_block`` runs in this
@@ -168,6 +173,46 @@ class Target:
         if "error" in evidence:
             pytest.fail(format_error(evidence["error"]), pytrace=False)
         return evidence
+
+
+class Reference(Target):
+    """What the tests compare with: the reference's evidence, and what known mistakes output."""
+
+    def mistakes(self, block_name: str, weights: dict, x, activation: str | None) -> list:
+        """[(hint, output)] of the known mistakes of ``block_name`` on these weights and input."""
+        return self.backend.mistakes(block_name, weights, x, activation)
+
+
+REFERENCE_MODES = ("auto", "live", "snapshot")
+RECORD_PREFIX = "record:"
+
+
+def reference_present() -> bool:
+    return exercise_file("reference", "mlp_block").is_file()
+
+
+def uses_snapshot(mode: str) -> bool:
+    return mode == "snapshot" or (mode == "auto" and not reference_present())
+
+
+def check_reference_available(mode: str, seed: int) -> None:
+    from tests.snapshot import SNAPSHOT_SEED
+
+    if uses_snapshot(mode) and seed != SNAPSHOT_SEED:
+        raise pytest.UsageError(f"--seed {seed} needs the reference itself (solution/hidden/), which is not here:"
+                                f" its recorded answers are for --seed {SNAPSHOT_SEED} only")
+
+
+def make_reference(mode: str, seed: int) -> Reference:
+    """The reference for ``--reference``: live where solution/hidden/ is present, else the snapshot."""
+    from tests import snapshot
+
+    if mode.startswith(RECORD_PREFIX):
+        return Reference(snapshot.RecordingReference())
+    check_reference_available(mode, seed)
+    if uses_snapshot(mode):
+        return Reference(snapshot.SnapshotReference())
+    return Reference(snapshot.LiveReference())
 
 
 def target_name(config: pytest.Config) -> str:

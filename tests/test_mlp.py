@@ -10,9 +10,7 @@ import math
 
 import pytest
 import torch
-from torch import nn
 
-from grader.probes import ACTIVATIONS
 from tests.checks import (BLOCKS, Block, diagnose, expect_close, expect_shape, explain_error, fail, is_close,
                           random_weights)
 from tests.seam import format_error
@@ -64,7 +62,7 @@ def expect_block_output(evidence: dict, reference, block: Block, gen, weights: d
     want, *_ = run(reference, block, gen, weights=weights, x=x)
     out, ref = evidence["out"].double(), want["out"].double()
     if out.shape != ref.shape or not torch.allclose(out, ref, rtol=0.05, atol=0.05 * ref.abs().max().item()):
-        likely = (diagnose(block, weights, x, evidence["out"], nn.GELU(), None)
+        likely = (diagnose(reference, block, weights, x, evidence["out"], None)
                   if x.dtype == torch.float64 and out.shape == ref.shape else "")
         fail(f"{what}, but the output is not the block's output yet"
              f"{': ' + likely if likely else ''}. This test counts once"
@@ -205,7 +203,6 @@ def test_parity_with_reference(target, reference, block, gen, activation, device
     shape = (2, 3, 4, HIDDEN) if activation is None else (3, 5, HIDDEN)
     got, weights, x, ctor = run(target, block, gen, shape=shape, activation=activation, device=device)
     want, *_ = run(reference, block, gen, weights=weights, x=x, activation=activation)
-    act = ACTIVATIONS[activation]() if activation else nn.GELU()
     what = f"{forward_where(target, block)} with activation_fn={activation or 'default (nn.GELU)'}"
     out, ref = got["out"], want["out"]
     if out.shape != ref.shape:
@@ -214,7 +211,7 @@ def test_parity_with_reference(target, reference, block, gen, activation, device
     elif out.dtype != ref.dtype:
         hint = DTYPE_HINT
     elif not is_close(out, ref, 1e-9, 1e-10):
-        hint = diagnose(block, weights, x, out, act, activation)
+        hint = diagnose(reference, block, weights, x, out, activation)
     else:
         hint = ""
     expect_close(out, ref, what, hint)
@@ -258,11 +255,11 @@ def own_output(target, block, weights, x, device, dropout, train=False) -> torch
     return evidence["out"]
 
 
-def forward_differs(block, weights, x, own) -> str:
+def forward_differs(reference, block, weights, x, own) -> str:
     if own.dtype != x.dtype:
         why = f"it is {own.dtype}, not {x.dtype}: {DTYPE_HINT}"
     else:
-        why = diagnose(block, weights, x, own, nn.GELU(), None)
+        why = diagnose(reference, block, weights, x, own, None)
     return f"dropout is not what differs: without dropout the output differs from the reference too ({why})"
 
 
@@ -274,7 +271,7 @@ def test_dropout_off_in_eval_mode(target, reference, block, gen, device):
     if not is_close(got["out"], want["out"], 1e-9, 1e-10):
         without = own_output(target, block, weights, x, device, dropout=0.0)
         if is_close(got["out"], without, 1e-9, 1e-10):
-            hint = forward_differs(block, weights, x, without)
+            hint = forward_differs(reference, block, weights, x, without)
         else:
             hint = ("dropout must do nothing in eval mode: apply the nn.Dropout module made in __init__"
                     f" ({block.init_todo}), or F.dropout(..., training=self.training); training=True, or an"
@@ -292,7 +289,7 @@ def test_dropout_zero_changes_nothing_in_training(target, reference, block, gen,
         share = (out == 0).double().mean().item()
         without = own_output(target, block, weights, x, device, dropout=0.0)
         if is_close(out, without, 1e-9, 1e-10):
-            hint = forward_differs(block, weights, x, without)
+            hint = forward_differs(reference, block, weights, x, without)
         elif share > 0.99:
             hint = ("every output is zero: the dropout module got 1 - dropout, but its rate is the share"
                     f" dropped, so pass `dropout` itself: nn.Dropout(dropout) in __init__ ({block.init_todo})")
@@ -356,7 +353,7 @@ def test_dropout_kept_outputs_scaled(target, reference, block, gen, device):
         own = own_output(target, block, weights, x, device, dropout=P)
         ratio = (out[kept] / clean[kept]).median().item()
         if is_close(out[kept], own[kept] / (1 - P), 1e-9, 1e-10):
-            hint = forward_differs(block, weights, x, own)
+            hint = forward_differs(reference, block, weights, x, own)
         elif ratio > 1 and is_close(out[kept], clean[kept] * ratio, 1e-9, 1e-10):
             # kept outputs all scaled by one wrong factor 1/(1-q): the mask used rate q, not p
             hint = (f"they are scaled by {ratio:.4f} = 1/(1 - {1 - 1 / ratio:.2f}) instead of 1/(1 - p) ="

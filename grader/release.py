@@ -1,0 +1,171 @@
+"""``python -m grader --release DIR``: the repository students get, without the reference.
+
+It holds the stubs, the graded suites with the reference's recorded answers
+(``tests/snapshots/reference.pt``, see ``tests/snapshot.py``), the notebooks (run again there, so
+their stored outputs show what a student with the stubs sees), the tutor prompt, the requirements, the
+"check my work" workflow and a student README: this README without its instructor-only parts. It
+holds no reference: before anything is written, every file is checked for the reference's code
+(``leaks``), and the release is refused if one holds any.
+
+The instructor's side keeps what makes grades count: the reference itself and fresh data per
+submission (``python -m grader``, the Gradescope and Classroom 50 autograders).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from grader.sandbox import REPO
+
+# What the student repository holds, as globs relative to the repository root.
+RELEASE_FILES = [
+    "exercises/*.py", "tests/*.py", "tests/snapshots/reference.pt", "grader/*.py",
+    "notebooks/*.ipynb", "notebooks/*.py", "notebooks/*.json",
+    "pyproject.toml", "requirements.txt", "socratic_prompt.md", ".gitignore", ".github/workflows/check.yml",
+]
+REFERENCE_FILES = "solution/hidden/*.py"
+STUBS = "exercises/*.py"
+
+# README.md marks what only instructors need; the release drops it (the markers are HTML comments,
+# invisible where the README is rendered).
+INSTRUCTOR_ONLY, END_INSTRUCTOR_ONLY = "<!-- instructor-only -->", "<!-- /instructor-only -->"
+
+# Statements shorter than this are idioms anyone writes (`return out`, `x = x.float()`), not code
+# taken from the reference.
+MIN_STATEMENT_CHARS = 24
+
+
+class ReleaseError(Exception):
+    """The release cannot be written as asked; the message says why."""
+
+
+# ------------------------------------------------------------------------ the reference's code
+
+def _code_of_notebook(text: str) -> str:
+    cells = json.loads(text).get("cells", [])
+    lines = []
+    for cell in cells:
+        if cell.get("cell_type") == "code":
+            source = "".join(cell.get("source", []))
+            # IPython magics are not Python: leave them out of the parse.
+            lines += [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
+    return "\n".join(lines)
+
+
+def statements(source: str) -> set[str]:
+    """Every simple statement of ``source``, normalised (comments, spacing and quotes do not matter)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    found = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt) or hasattr(node, "body"):
+            continue  # compound statements are checked through the statements inside them
+        if isinstance(node, (ast.Import, ast.ImportFrom, ast.Pass)):
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # a docstring says what, not how
+        text = ast.unparse(node)
+        if len(text) >= MIN_STATEMENT_CHARS:
+            found.add(text)
+    return found
+
+
+def reference_statements(root: Path = REPO) -> set[str]:
+    """The statements that are the reference's own: in solution/hidden/, and not in the stubs
+    (the stubs share the reference's scaffolding: argument checks, launch code)."""
+    reference = set().union(*(statements(p.read_text()) for p in sorted(root.glob(REFERENCE_FILES))))
+    stubs = set().union(*(statements(p.read_text()) for p in sorted(root.glob(STUBS))))
+    return reference - stubs
+
+
+def leaks(folder: Path, secret: set[str]) -> list[str]:
+    """'file: statement' for each of the reference's statements found in a file under ``folder``."""
+    found = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        raw = path.read_bytes()
+        if b"\0" in raw:
+            continue  # binary (the snapshot holds numbers, not code)
+        text = raw.decode(errors="replace")
+        if path.suffix == ".py":
+            hits = statements(text) & secret
+        elif path.suffix == ".ipynb":
+            hits = statements(_code_of_notebook(text)) & secret
+        else:  # Markdown, YAML, JSON: the statement written out anywhere in the text
+            hits = {s for s in secret if s in text}
+        found += [f"{path.relative_to(folder)}: {hit}" for hit in sorted(hits)]
+    return found
+
+
+# ------------------------------------------------------------------------------ the release
+
+def student_readme(text: str) -> str:
+    """README.md without its instructor-only blocks."""
+    out, skipping = [], False
+    for line in text.splitlines(keepends=True):
+        marker = line.strip()
+        if marker == INSTRUCTOR_ONLY:
+            if skipping:
+                raise ReleaseError(f"README.md: {INSTRUCTOR_ONLY} inside another instructor-only block")
+            skipping = True
+        elif marker == END_INSTRUCTOR_ONLY:
+            if not skipping:
+                raise ReleaseError(f"README.md: {END_INSTRUCTOR_ONLY} without its opening marker")
+            skipping = False
+        elif not skipping:
+            out.append(line)
+    if skipping:
+        raise ReleaseError(f"README.md: an instructor-only block is not closed with {END_INSTRUCTOR_ONLY}")
+    return "".join(out)
+
+
+def release_files(root: Path = REPO) -> list[Path]:
+    files = []
+    for pattern in RELEASE_FILES:
+        matched = sorted(p for p in root.glob(pattern) if p.is_file())
+        if not matched:
+            raise ReleaseError(f"nothing matches {pattern} in {root}: is this the instructor's repository?")
+        files += matched
+    return files
+
+
+def run_notebooks(folder: Path) -> None:
+    """Run the release's notebooks in place: their outputs then show the stubs, as a student sees them."""
+    for notebook in sorted((folder / "notebooks").glob("*.ipynb")):
+        proc = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
+                               "--inplace", "--ExecutePreprocessor.record_timing=False", notebook.name],
+                              cwd=notebook.parent, capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0:
+            tail = " ".join(proc.stderr.strip().splitlines()[-3:])
+            raise ReleaseError(f"{notebook.relative_to(folder)} does not run without the reference: {tail}")
+
+
+def make_release(out: Path, *, execute_notebooks: bool = True) -> list[Path]:
+    """Write the student repository into ``out`` (new or empty); returns the files written."""
+    if not (REPO / "solution" / "hidden").is_dir():
+        raise ReleaseError("the release is made from the instructor's repository, which has solution/hidden/")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ReleaseError(f"{out} exists and is not an empty folder: give a new folder")
+    secret = reference_statements()
+    with tempfile.TemporaryDirectory() as tmp:
+        staging = Path(tmp) / "release"
+        for path in release_files():
+            target = staging / path.relative_to(REPO)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+        (staging / "README.md").write_text(student_readme((REPO / "README.md").read_text()))
+        if execute_notebooks:
+            run_notebooks(staging)
+        found = leaks(staging, secret)
+        if found:
+            raise ReleaseError("the release would hold the reference's code: " + "; ".join(found[:5]))
+        out.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(staging, out, dirs_exist_ok=True)
+    return sorted(p for p in out.rglob("*") if p.is_file())

@@ -1,0 +1,32 @@
+"""Which blocks the notebooks run: the reference where it is present, otherwise your own.
+
+In the instructor's repository the notebooks run the reference (``solution/hidden/``), so their
+stored outputs are fixed and nbval can check them. In the student repository there is no
+reference: they run your ``exercises/`` files, and a section that needs a TODO you have not done yet
+says which one and carries on.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def load(exercise: str) -> tuple[ModuleType, str]:
+    """The module for ``exercise`` (e.g. ``mlp_block``) and where it came from, for the reader."""
+    reference = REPO / "solution" / "hidden" / f"reference_{exercise}.py"
+    path = reference if reference.is_file() else REPO / "exercises" / f"{exercise}.py"
+    # Files, not installed packages: load them by path, under a name that says whose they are.
+    name = f"{'reference' if path == reference else 'your'}_{exercise}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, str(path.relative_to(REPO))
+
+
+def not_yet(error: NotImplementedError, what: str) -> None:
+    """What a section says while the TODO it needs is not done."""
+    print(f"Not implemented yet: {error}\n-> {what} Come back and re-run this cell once that TODO is done.")

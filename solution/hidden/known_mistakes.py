@@ -1,0 +1,72 @@
+"""What the blocks' known mistakes output, each with the hint that fixes it: instructor side.
+
+``tests/checks.py`` (``diagnose``) compares a wrong output with these to name the mistake. They are
+the block's formula with one thing changed, so they live with the reference: the student release
+gets them, for the tests' own weights and inputs, from the recorded snapshot (``tests/snapshot.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+import torch.nn.functional as F
+
+from grader.probes import ACTIVATIONS
+
+
+def _linear(w: dict, layer: str, x: torch.Tensor) -> torch.Tensor:
+    return F.linear(x, w[f"{layer}.weight"], w[f"{layer}.bias"])
+
+
+def known_mistakes(block_name: str, w: dict, x: torch.Tensor, activation: str | None
+                   ) -> list[tuple[str, torch.Tensor]]:
+    """Outputs of the mistakes students make with ``block_name`` ("MLP" or "GLU") on weights ``w``
+    and input ``x``, asked for ``activation`` (None: the default GELU), each with its hint."""
+    act = ACTIVATIONS[activation or "gelu"]()
+    gelu, gelu_tanh = F.gelu, lambda t: F.gelu(t, approximate="tanh")
+    requested = "GELU" if activation in (None, "gelu") else activation
+    mistakes: list[tuple[str, Callable]] = []
+    if block_name == "MLP":
+        def mlp(a):
+            return lambda: _linear(w, "Wo", a(_linear(w, "Wi", x)))
+        mistakes += [
+            ("the output matches Wo(Wi(x)) with no activation: apply act() between Wi and Wo", mlp(lambda t: t)),
+            ("the activation is applied after Wo as well; it belongs only between Wi and Wo",
+             lambda: act(_linear(w, "Wo", act(_linear(w, "Wi", x))))),
+        ]
+        forms = {"exact GELU": mlp(gelu), "tanh-approximate GELU": mlp(gelu_tanh), "ReLU": mlp(F.relu),
+                 "SiLU": mlp(F.silu)}
+        residual = lambda: x + _linear(w, "Wo", act(_linear(w, "Wi", x)))
+    else:
+        def glu(a_gate, a_value):
+            return lambda: _linear(w, "Wo", a_gate(_linear(w, "Wg", x)) * a_value(_linear(w, "Wv", x)))
+        ident = lambda t: t
+        mistakes += [
+            ("the activation is on the value path Wv; it belongs on the gate path only: Wo(act(Wg(x)) * Wv(x))",
+             glu(ident, act)),
+            ("the activation is on both paths; only the gate Wg gets it: Wo(act(Wg(x)) * Wv(x))", glu(act, act)),
+            ("there is no activation: the gate path needs act(Wg(x))", glu(ident, ident)),
+            ("the gate uses sigmoid; use the module that activation_fn() returns", glu(torch.sigmoid, ident)),
+            ("the activation is applied to the product Wg(x) * Wv(x); it belongs on the gate alone:"
+             " Wo(act(Wg(x)) * Wv(x))",
+             lambda: _linear(w, "Wo", act(_linear(w, "Wg", x) * _linear(w, "Wv", x)))),
+        ]
+        forms = {"exact GELU": glu(gelu, ident), "tanh-approximate GELU": glu(gelu_tanh, ident),
+                 "ReLU": glu(F.relu, ident), "SiLU": glu(F.silu, ident)}
+        residual = lambda: x + _linear(w, "Wo", act(_linear(w, "Wg", x)) * _linear(w, "Wv", x))
+    names = {"gelu": "exact GELU", "gelu_tanh": "tanh-approximate GELU", "relu": "ReLU", "silu": "SiLU"}
+    wanted = names.get(activation or "gelu")
+    for form, fn in forms.items():
+        if form == wanted:
+            continue
+        if activation is None:
+            hint = (f"with no activation_fn given the output uses {form}: the default must be nn.GELU "
+                    "(exact, not approximate='tanh')")
+        else:
+            hint = (f"the output uses {form} although activation_fn={requested} was passed: build the "
+                    "activation by calling activation_fn(), don't hard-code one")
+        mistakes.append((hint, fn))
+    mistakes.append(("the output includes the input x: the residual connection belongs outside the block",
+                     residual))
+    return [(hint, fn()) for hint, fn in mistakes]
