@@ -2,9 +2,9 @@
 
 Makes N submission folders, each holding an ``mlp_block.py``: mostly correct ones (the self-checks'
 ``correct_*`` variants), some wrong ones (other variants), the stubs, and a few broken ones (a syntax
-error, no file at all, a crash at import). Grades them with ``--batch`` as an instructor would, all
-tasks included (the SwiGLU tests fail fast on a submission without ``triton_swiglu.py``), and prints
-submissions per minute; with ``--runs R`` the median of R batches.
+error, a file without the classes, a crash at import). Grades them with ``--batch`` as an instructor
+would, all tasks included (the SwiGLU tests fail fast on a submission without ``triton_swiglu.py``),
+and prints submissions per minute; with ``--runs R`` the median of R batches.
 
     python benchmarks/grader_throughput.py                 # 30 submissions, jobs = cores, 1 run
     python benchmarks/grader_throughput.py --runs 3 --submissions 40 --jobs 2
@@ -29,6 +29,7 @@ VARIANTS = REPO / "selfcheck" / "variants" / "mlp_block"
 BROKEN = {
     "syntax_error": "class MLP(nn.Module:\n    pass\n",
     "crash_at_import": "import ctypes\nctypes.string_at(0)\n",
+    "no_classes": "",  # an empty folder would be a skipped entry, not a row
 }
 
 
@@ -53,11 +54,9 @@ def make_submissions(folder: Path, count: int) -> dict[str, str]:
             kinds[sub.name] = "stubs"
             shutil.copy(REPO / "exercises" / "mlp_block.py", sub / "mlp_block.py")
         else:
-            kind = list(BROKEN) + ["missing_file"]
-            kinds[sub.name] = f"broken ({kind[i % len(kind)]})"
-            name = kind[i % len(kind)]
-            if name in BROKEN:
-                (sub / "mlp_block.py").write_text("from torch import nn\n" + BROKEN[name])
+            name = list(BROKEN)[i % len(BROKEN)]
+            kinds[sub.name] = f"broken ({name})"
+            (sub / "mlp_block.py").write_text("from torch import nn\n" + BROKEN[name])
     return kinds
 
 

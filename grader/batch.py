@@ -1,14 +1,18 @@
-"""``python -m grader --batch DIR --csv grades.csv``: every subfolder of DIR is one submission.
+"""``python -m grader --batch DIR --csv grades.csv``: every entry of DIR is one hand-in, or skipped.
 
-Submissions are graded in parallel (``--jobs``), each exactly as ``python -m grader PATH`` would:
-its own trusted pytest process and its own child, which runs as a uid of its own when the grader is
-root. A batch grades for credit, so it requires the sandbox unless ``--sandbox`` says otherwise: if
-the sandbox cannot start, the batch stops at once with exit 3 and no score.
+What DIR may hold (a folder, a .zip or loose files per student, as LMSs export them) and the name
+each submission gets is ``grader/intake.py``'s; what is written beside the CSV (feedback, item
+analysis, histogram, the skipped entries) is ``grader/batch_reports.py``'s, rewritten from every row
+at the end of each run. Submissions are graded in parallel (``--jobs``), each exactly as ``python -m
+grader PATH`` would: its own trusted pytest process and its own child, which runs as a uid of its own
+when the grader is root. A batch grades for credit, so it requires the sandbox unless ``--sandbox``
+says otherwise: if the sandbox cannot start, the batch stops at once with exit 3 and no score.
 
 A row is appended to the CSV (and flushed to disk) as each submission finishes, so an interrupted
 batch loses nothing: Ctrl-C stops the running submissions within seconds and leaves only whole rows;
-``--resume`` skips the submissions already graded and retries those whose row says ``error``. A
-submission that hangs, crashes or eats memory is stopped by its limits and costs only its own row.
+``--resume`` skips the submissions already graded and retries those whose row says ``error``;
+``--only NAME`` grades one submission again and puts its row in place of the old one. A submission
+that hangs, crashes or eats memory is stopped by its limits and costs only its own row.
 """
 
 from __future__ import annotations
@@ -16,12 +20,16 @@ from __future__ import annotations
 import csv
 import os
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
+from grader import batch_reports, intake
+from grader.batch_reports import Outputs, write_csv
 from grader.grading import TASK_TITLES, Grade, GraderFailure, SandboxUnavailable, grade
+from grader.intake import Intake, Submission
 from grader.safe_text import csv_cell, printable
 from grader.sandbox import Limits
 
@@ -56,16 +64,9 @@ def row_for(name: str, result: Grade | None, error: str = "", seconds: float = 0
     return {k: csv_cell(v) for k, v in row.items()}
 
 
-def submissions_in(folder: Path) -> list[Path]:
-    if not folder.is_dir():
-        raise GraderFailure(f"--batch {folder}: no such folder")
-    subs = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
-    if not subs:
-        raise GraderFailure(f"--batch {folder}: no submission folders in it (each subfolder is one submission)")
-    return subs
-
-
 def read_rows(csv_path: Path) -> list[dict]:
+    if not csv_path.exists() or csv_path.stat().st_size == 0:
+        return []
     with open(csv_path, newline="", encoding="utf-8") as f:
         reader = csv.DictReader(f)
         if reader.fieldnames != columns():
@@ -73,20 +74,20 @@ def read_rows(csv_path: Path) -> list[dict]:
         return list(reader)
 
 
-def keep_graded_rows(csv_path: Path) -> set[str]:
-    """For --resume: drop the rows that say ``error`` (they are graded again) and return who is done."""
-    if not csv_path.exists() or csv_path.stat().st_size == 0:
-        return set()
+def keep_graded_rows(csv_path: Path, outputs: Outputs) -> set[str]:
+    """For --resume: drop the rows to grade again (``error``, or no kept result) and return who is done."""
     rows = read_rows(csv_path)
-    kept = [r for r in rows if r["status"] == "graded" and r["submission"]]
+    kept = [r for r in rows if r["status"] == "graded" and r["submission"] and outputs.result(r["submission"]).exists()]
     if len(kept) != len(rows):
-        tmp = csv_path.with_name(csv_path.name + ".tmp")
-        with open(tmp, "w", newline="", encoding="utf-8") as f:
-            writer = csv.DictWriter(f, fieldnames=columns())
-            writer.writeheader()
-            writer.writerows(kept)
-        tmp.replace(csv_path)  # whole or not at all, like every row
-    return {r["submission"] for r in kept}  # as the CSV holds them: compare with csv_cell(name)
+        write_csv(csv_path, columns(), kept)
+    return {r["submission"] for r in kept}
+
+
+def replace_row(csv_path: Path, row: dict) -> None:
+    """For --only: this submission's row in place of its old one (or last); the other rows as they were."""
+    rows = read_rows(csv_path)
+    at = next((i for i, r in enumerate(rows) if r["submission"] == row["submission"]), len(rows))
+    write_csv(csv_path, columns(), rows[:at] + [row] + rows[at + 1:])
 
 
 class Progress:
@@ -138,11 +139,10 @@ def make_runner():
     return SubprocessRunner()
 
 
-def _grade_one(path: Path, limits: Limits, sandbox_mode: str, tasks, seed, runner) -> tuple[Grade | None, str, float]:
+def _grade_one(sub: Submission, limits: Limits, sandbox_mode: str, tasks, seed, runner) -> tuple[Grade | None, str, float]:
     started = time.monotonic()
     try:
-        # An empty or misnamed hand-in is still graded: 0 points, "no file mlp_block.py" as the reason.
-        return grade(path, display=path.name, limits=limits, sandbox_mode=sandbox_mode, tasks=tasks,
+        return grade(sub.path, display=sub.name, limits=limits, sandbox_mode=sandbox_mode, tasks=tasks,
                      seed=seed, runner=runner), "", time.monotonic() - started
     except SandboxUnavailable:
         raise  # the machine, not this submission: the whole batch stops
@@ -152,59 +152,106 @@ def _grade_one(path: Path, limits: Limits, sandbox_mode: str, tasks, seed, runne
         return None, f"{type(exc).__name__}: {exc}", time.monotonic() - started
 
 
-def run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits: Limits,
-              sandbox_mode: str, tasks=None, seed=None) -> int:
-    subs = submissions_in(folder)
-    if csv_path.exists() and csv_path.stat().st_size and not resume:
+def _pick(found: Intake, only: str, folder: Path) -> Submission:
+    """--only NAME: the submission of that name (the CSV's), or of that entry in the batch folder."""
+    for sub in found.submissions:
+        if only in (sub.name, sub.source.rstrip("/")):
+            return sub
+    why = next((reason for entry, reason in found.skipped if entry.rstrip("/") == only), None)
+    if why is not None:
+        raise GraderFailure(f"--only {only}: that entry of {folder} is skipped: {why}")
+    raise GraderFailure(f"--only {only}: no submission of that name in {folder} (the names are the CSV's"
+                        " submission column)")
+
+
+def run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits: Limits, sandbox_mode: str,
+              tasks=None, seed=None, only: str | None = None, feedback: Path | None = None) -> int:
+    if not folder.is_dir():
+        raise GraderFailure(f"--batch {folder}: no such folder")
+    if csv_path.exists() and csv_path.stat().st_size and not (resume or only):
         raise GraderFailure(f"{csv_path} already exists: pass --resume to continue it, or remove it to start over")
-    done = keep_graded_rows(csv_path) if resume else set()
-    todo = [p for p in subs if csv_cell(p.name) not in done]
-    progress = Progress(len(todo), len(subs) - len(todo))
-    if done:
-        print(f"resuming: {len(subs) - len(todo)} of {len(subs)} submissions already graded in {csv_path}",
+    outputs = Outputs.beside(csv_path, feedback)
+    with tempfile.TemporaryDirectory(prefix="grader-intake-") as work:  # zips and loose files, unpacked
+        found = intake.scan(folder, Path(work), outputs.all())
+        if not found.submissions:
+            for entry, reason in found.skipped:
+                print(f"skipped {entry}: {reason}", file=sys.stderr)
+            raise GraderFailure(f"--batch {folder}: no submission in it ({len(found.skipped)} entries skipped)")
+        if only:
+            done, todo = set(), [_pick(found, only, folder)]
+        else:
+            done = keep_graded_rows(csv_path, outputs) if resume else set()
+            todo = [sub for sub in found.submissions if sub.name not in done]
+        total = len(found.submissions)
+        if done:
+            print(f"resuming: {total - len(todo)} of {total} submissions already graded in {csv_path}",
+                  file=sys.stderr)
+        csv_path.parent.mkdir(parents=True, exist_ok=True)
+        rows: list[dict] = []
+        try:
+            with open(csv_path, "a", newline="", encoding="utf-8") as f:
+                writer = csv.DictWriter(f, fieldnames=columns())
+                if f.tell() == 0:
+                    writer.writeheader()
+                    f.flush()
+
+                def record(row: dict) -> None:
+                    if only:  # in place of its old row, the others as they are
+                        replace_row(csv_path, row)
+                    else:
+                        writer.writerow(row)
+                        f.flush()
+                        os.fsync(f.fileno())  # a row on disk survives a crash of the batch right after
+                    rows.append(row)
+
+                _grade_all(todo, jobs, record, outputs, (limits, sandbox_mode, tasks, seed), total - len(todo))
+        except SandboxUnavailable as exc:
+            print(f"grader error: {exc}; the batch stopped: nothing was graded without the sandbox"
+                  f" ({len(rows)} row(s) graded before are in {csv_path})", file=sys.stderr)
+            return EXIT_GRADER_ERROR
+        except KeyboardInterrupt:
+            print(f"\ninterrupted: {len(rows)} submission(s) graded into {csv_path}, {len(todo) - len(rows)} not;"
+                  " run the same command with --resume to go on", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        summary = batch_reports.write_all(outputs, read_rows(csv_path), found.skipped)
+    errors = sum(r["status"] == "error" for r in rows)
+    for entry, reason in found.skipped:
+        print(f"skipped {entry}: {reason}", file=sys.stderr)
+    if sandbox_mode != "bwrap":
+        print(f"--sandbox {sandbox_mode}: check the sandboxed column", file=sys.stderr)
+    if errors:
+        print(f"{errors} submission(s) could not be graded (status 'error'): rerun with --resume to retry them",
               file=sys.stderr)
-    csv_path.parent.mkdir(parents=True, exist_ok=True)
-    new_file = not csv_path.exists() or csv_path.stat().st_size == 0
-    errors = written = 0
+    print(summary)
+    return EXIT_GRADER_ERROR if todo and errors == len(todo) else EXIT_OK
+
+
+def _grade_all(todo: list[Submission], jobs: int, record, outputs: Outputs, how: tuple, already: int) -> None:
+    """Grade ``todo``, ``jobs`` at a time; as each finishes, its result is kept and its row ``record``ed.
+
+    On Ctrl-C, or a sandbox that cannot start, the running submissions are stopped before the
+    exception goes on: only whole rows were written.
+    """
+    progress = Progress(len(todo), already)
     runner = make_runner()
     pool = ThreadPoolExecutor(max_workers=jobs)
-    pending: dict[Future, Path] = {}
+    pending: dict[Future, Submission] = {}
     try:
-        with open(csv_path, "a", newline="", encoding="utf-8") as f:
-            writer = csv.DictWriter(f, fieldnames=columns())
-            if new_file:
-                writer.writeheader()
-                f.flush()
-            queue = list(todo)
-            while queue or pending:
-                while queue and len(pending) < jobs:
-                    path = queue.pop(0)
-                    pending[pool.submit(_grade_one, path, limits, sandbox_mode, tasks, seed, runner)] = path
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    path = pending.pop(future)
-                    result, error, seconds = future.result()
-                    row = row_for(path.name, result, error, seconds)
-                    errors += row["status"] == "error"
-                    writer.writerow(row)
-                    f.flush()
-                    os.fsync(f.fileno())  # a row on disk survives a crash of the batch right after
-                    written += 1
-                    progress.update(path.name, row, len(pending))
-    except (KeyboardInterrupt, SandboxUnavailable) as exc:
+        queue = list(todo)
+        while queue or pending:
+            while queue and len(pending) < jobs:
+                sub = queue.pop(0)
+                pending[pool.submit(_grade_one, sub, *how, runner)] = sub
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                sub = pending.pop(future)
+                result, error, seconds = future.result()
+                row = row_for(sub.name, result, error, seconds)
+                batch_reports.keep_result(outputs, sub.name, result)
+                record(row)
+                progress.update(sub.name, row, len(pending))
+    except (KeyboardInterrupt, SandboxUnavailable):
         runner.abort()  # the running submissions' processes, and everything they started
         pool.shutdown(wait=True, cancel_futures=True)
-        if isinstance(exc, SandboxUnavailable):
-            print(f"grader error: {exc}; the batch stopped: nothing was graded without the sandbox"
-                  f" ({written} row(s) graded before are in {csv_path})", file=sys.stderr)
-            return EXIT_GRADER_ERROR
-        print(f"\ninterrupted: {written} submission(s) graded into {csv_path}, {len(todo) - written} not;"
-              " run the same command with --resume to go on", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        raise
     pool.shutdown(wait=True)
-    graded = len(todo) - errors
-    sandboxed_note = "" if sandbox_mode == "bwrap" else f" (--sandbox {sandbox_mode}: check the sandboxed column)"
-    print(f"batch done: {graded} graded, {errors} error(s), {len(subs) - len(todo)} already graded, into"
-          f" {csv_path}{sandboxed_note}" + (" (status 'error' rows: rerun with --resume to retry them)" if errors else ""),
-          file=sys.stderr)
-    return EXIT_GRADER_ERROR if todo and errors == len(todo) else EXIT_OK

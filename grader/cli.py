@@ -42,6 +42,7 @@ def build_parser() -> Parser:
         "  python -m grader path/to/submission      a folder of exercise files, or a whole checkout\n"
         "  python -m grader --json grade.json --fail-under 40\n"
         "  python -m grader --batch submissions/ --csv grades.csv --jobs 4 --resume\n"
+        "  python -m grader --batch submissions/ --csv grades.csv --only alice\n"
         "  python -m grader --gradescope-bundle autograder.zip\n"
         "exit codes: 0 graded, 1 below --fail-under, 3 grader error"))
     p.add_argument("path", nargs="?", help="submission folder (default: this checkout's exercises/)")
@@ -69,12 +70,19 @@ def build_parser() -> Parser:
                      help=f"memory limit over all of the submission's processes where a cgroup can be made,"
                           f" and of each process (default {Limits.memory_mb})")
     batch = p.add_argument_group("batch grading")
-    batch.add_argument("--batch", type=Path, metavar="DIR", help="grade each subfolder of DIR as one submission")
+    batch.add_argument("--batch", type=Path, metavar="DIR",
+                       help="grade each entry of DIR (a folder, a .zip, or loose <student>_<exercise>.py files)"
+                            " as one student's submission; the rest is listed as skipped, with why")
     batch.add_argument("--csv", type=Path, metavar="FILE", help="with --batch: the grades, one row per submission")
     batch.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1), metavar="N",
                        help="with --batch: submissions graded in parallel (default: one per core)")
     batch.add_argument("--resume", action="store_true",
                        help="with --batch: skip submissions already graded in the CSV (rows with status error are retried)")
+    batch.add_argument("--only", metavar="NAME",
+                       help="with --batch: grade this submission again (its name in the CSV) and replace its row")
+    batch.add_argument("--feedback", type=Path, metavar="DIR",
+                       help="with --batch: where the Markdown feedback per submission goes (default: beside the"
+                            " CSV, grades.csv -> grades_feedback/)")
     p.add_argument("--gradescope-bundle", type=Path, metavar="ZIP",
                    help="write a Gradescope autograder bundle (setup.sh, run_autograder, the grader) and exit")
     return p
@@ -132,12 +140,15 @@ def run(args: argparse.Namespace) -> int:
             raise GraderFailure("--batch needs --csv FILE for the grades")
         if args.jobs < 1:
             raise GraderFailure("--jobs must be at least 1")
+        if args.only and args.resume:
+            raise GraderFailure("give either --only NAME or --resume, not both")
         from grader.batch import run_batch
 
         return run_batch(args.batch, args.csv, jobs=args.jobs, resume=args.resume, limits=limits,
-                         sandbox_mode=args.sandbox or "bwrap", tasks=tasks, seed=args.seed)
-    if args.csv or args.resume:
-        raise GraderFailure("--csv and --resume go with --batch DIR")
+                         sandbox_mode=args.sandbox or "bwrap", tasks=tasks, seed=args.seed, only=args.only,
+                         feedback=args.feedback)
+    if args.csv or args.resume or args.only or args.feedback:
+        raise GraderFailure("--csv, --resume, --only and --feedback go with --batch DIR")
 
     if args.path:
         submission, display = Path(args.path), args.path

@@ -14,7 +14,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from grader.grading import Grade, task_title
+from grader.grading import Grade, TestResult, task_title
 from grader.safe_text import markdown_cell
 
 JSON_SCHEMA = "mlp-block-grader/1"
@@ -151,3 +151,12 @@ def write_json(path: Path, data: dict) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     tmp.replace(path)  # readers never see half a file
+
+
+def from_json(data: dict) -> Grade:
+    """The ``Grade`` that ``as_json`` wrote (messages, no details): a batch keeps one per submission."""
+    tests = [TestResult(name=t["name"], task=t["task"], points=t["points"], max_points=t["max"],
+                        status=t["status"], message=t["message"]) for t in data["tests"]]
+    return Grade(submission=data["submission"], seed=data["seed"], tests=tests, isolation=data["isolation"],
+                 sandboxed=data["sandboxed"], seconds=data["seconds"], grader_peak_mb=data["grader_peak_mb"],
+                 not_graded=data["not_graded"])

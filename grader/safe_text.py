@@ -42,3 +42,14 @@ def markdown_cell(text: str) -> str:
     for ch in "\\`*_[]<>|":
         text = text.replace(ch, "\\" + ch)
     return text
+
+
+def file_name(text: str, *, limit: int = 100) -> str:
+    """A name that is safe as a file name and a CSV cell: letters, digits, spaces and ``._-`` only.
+
+    Anything else (slashes, control characters, quotes) becomes ``_``; it never starts with a dot, a
+    dash or a space (no hidden file, no option, no formula), and it may come out empty.
+    """
+    text = unicodedata.normalize("NFC", " ".join(printable(text).split()))
+    kept = "".join(ch if ch.isalnum() or ch in " ._-" else "_" for ch in text)
+    return kept.strip(" ._-")[:limit].rstrip(" ._-")
