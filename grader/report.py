@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -147,7 +149,22 @@ def classroom(grade: Grade) -> str:
 
 
 def write_json(path: Path, data: dict) -> None:
+    write_text(path, json.dumps(data, indent=2) + "\n")
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write a report whole: readers never see half a file.
+
+    The text goes to a new file of a fresh name beside ``path`` (created, never opened through a link
+    someone left there), which then replaces ``path``.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)  # readers never see half a file
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
