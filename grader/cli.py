@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
 
         make_bundle(args.gradescope_bundle)
         print(f"wrote {args.gradescope_bundle}: upload it as the autograder in Gradescope's"
-              " 'Configure Autograder' page (Ubuntu base image)")
+              " 'Configure Autograder' page (base image: Ubuntu 22.04 or later)")
         return EXIT_OK
     if args.batch:
         if args.path:

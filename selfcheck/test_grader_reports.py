@@ -161,6 +161,12 @@ def test_gradescope_bundle(tmp_path):
         z.extractall(tmp_path / "source")
     for script in ("setup.sh", "run_autograder"):
         assert subprocess.run(["bash", "-n", str(tmp_path / "source" / script)]).returncode == 0
+    # On a base image older than Ubuntu 22.04 (python3 too old for torch 2.13) setup.sh stops at once.
+    for os_release in ('ID=ubuntu\nVERSION_ID="20.04"\nPRETTY_NAME="Ubuntu 20.04.6 LTS"\n', 'ID=debian\nVERSION_ID="12"\n'):
+        (tmp_path / "os-release").write_text(os_release)
+        setup = subprocess.run(["bash", str(tmp_path / "source" / "setup.sh")], capture_output=True, text=True,
+                               env={**os.environ, "OS_RELEASE": str(tmp_path / "os-release")}, timeout=60)
+        assert setup.returncode == 1 and "needs an Ubuntu 22.04 or later base image" in setup.stderr, setup.stderr
     # The unpacked bundle grades on its own, as it will on Gradescope.
     sub = submission(tmp_path / "upload", "correct_textbook")
     out = tmp_path / "results.json"
