@@ -1,13 +1,14 @@
-"""``python -m grader``: grade one submission, a folder of submissions, or make a Gradescope bundle.
+"""``python -m grader``: grade one submission or a folder of submissions, or make an autograder
+(a Gradescope bundle, a Classroom 50 folder).
 
 Exit codes: 0 grading completed (whatever the score); 1 the score is below ``--fail-under``;
 3 the grader could not grade (bad path or option, broken set-up, or a sandbox required but not
 starting: then no score is written at all). 2 is never used, so a script can tell "the student
 scored low" from "the grader needs attention".
 
-Grading for credit (``--batch``, the Gradescope bundle, CI templates) requires the sandbox by
-default; a single local run (a student checking their work) falls back to an unsandboxed child and
-says so. ``--sandbox`` overrides either default.
+Grading for credit (``--batch``, the Gradescope bundle, the Classroom 50 autograder) requires the
+sandbox by default; a single local run (a student checking their work) falls back to an unsandboxed
+child and says so. ``--sandbox`` overrides either default.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ def build_parser() -> Parser:
         "  python -m grader --json grade.json --fail-under 40\n"
         "  python -m grader --batch submissions/ --csv grades.csv --jobs 4 --resume\n"
         "  python -m grader --gradescope-bundle autograder.zip\n"
+        "  python -m grader --classroom50 autograders/mlp-block --tasks mlp,glu\n"
         "exit codes: 0 graded, 1 below --fail-under, 3 grader error"))
     p.add_argument("path", nargs="?", help="submission folder (default: this checkout's exercises/)")
     out = p.add_argument_group("reports")
@@ -77,6 +79,9 @@ def build_parser() -> Parser:
                        help="with --batch: skip submissions already graded in the CSV (rows with status error are retried)")
     p.add_argument("--gradescope-bundle", type=Path, metavar="ZIP",
                    help="write a Gradescope autograder bundle (setup.sh, run_autograder, the grader) and exit")
+    p.add_argument("--classroom50", type=Path, metavar="DIR",
+                   help="write a Classroom 50 autograder folder (autograder.py and the grader) grading --tasks"
+                        " (default: all) and exit")
     return p
 
 
@@ -124,6 +129,13 @@ def run(args: argparse.Namespace) -> int:
         make_bundle(args.gradescope_bundle)
         print(f"wrote {args.gradescope_bundle}: upload it as the autograder in Gradescope's"
               " 'Configure Autograder' page (base image: Ubuntu 22.04 or later)")
+        return EXIT_OK
+    if args.classroom50:
+        from grader.bundle import make_classroom50
+
+        make_classroom50(args.classroom50, tasks)
+        print(f"wrote {args.classroom50}: commit its contents to the course's classroom50 repository as"
+              " CLASSROOM/autograders/ASSIGNMENT/ (see the README)")
         return EXIT_OK
     if args.batch:
         if args.path:

@@ -22,6 +22,11 @@ from grader.safe_text import markdown_cell
 JSON_SCHEMA = "mlp-block-grader/1"
 
 
+def listed_name(task: str, name: str) -> str:
+    """A test as the course platforms list it: its task's title, then its id."""
+    return f"{task_title(task)}: {name}"
+
+
 def _first_failure(grade: Grade, task: str):
     return next((t for t in grade.task_tests(task) if t.status != "passed"), None)
 
@@ -87,7 +92,7 @@ def gradescope(grade: Grade) -> dict:
     tests = []
     for t in grade.tests:
         output = "passed" if t.status == "passed" else (t.detail or t.message)
-        tests.append({"name": f"{task_title(t.task)}: {t.name}", "score": t.points, "max_score": t.max_points,
+        tests.append({"name": listed_name(t.task, t.name), "score": t.points, "max_score": t.max_points,
                       "status": "passed" if t.status == "passed" else "failed", "output": output,
                       "visibility": "visible"})
     return {"score": grade.score, "output": text(grade), "visibility": "visible",

@@ -407,6 +407,7 @@ def test_fake_reports_in_a_single_run(tmp_path):
     summary = out["summary.md"].read_text()
     assert summary.startswith("### Grade: 0/") and summary.count("### Grade") == 1, summary
     assert out["output"].read_text().count("result=") == 1
+    assert not (tmp_path / "result.json").exists() and not (tmp_path / "release-body.md").exists()
     assert autograder.exists() == existed
 
 
