@@ -51,8 +51,6 @@ def build_parser() -> Parser:
     out.add_argument("--json", type=Path, metavar="FILE", help="write the grade as JSON (schema in the README)")
     out.add_argument("--gradescope", type=Path, metavar="FILE", help="write Gradescope's results.json")
     out.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML, one test case per test")
-    out.add_argument("--github-classroom", action="store_true",
-                     help="append the result for GitHub Classroom's grading reporter to $GITHUB_OUTPUT")
     out.add_argument("--fail-under", type=float, metavar="POINTS", help="exit 1 if the score is below POINTS")
     out.add_argument("--verbose", action="store_true", help="also show the graded suites' own pytest output")
     run = p.add_argument_group("how to grade")
@@ -176,12 +174,6 @@ def run(args: argparse.Namespace) -> int:
     if summary:
         with open(summary, "a", encoding="utf-8") as f:
             f.write(report.markdown(result))
-    if args.github_classroom:
-        output = os.environ.get("GITHUB_OUTPUT")
-        if not output:
-            raise GraderFailure("--github-classroom: GITHUB_OUTPUT is not set (it is, inside GitHub Actions)")
-        with open(output, "a", encoding="utf-8") as f:
-            f.write(f"result={report.classroom(result)}\n")
     if args.fail_under is not None and result.score < args.fail_under:
         print(f"Score {result.score} is below --fail-under {args.fail_under:g}.", file=sys.stderr)
         return EXIT_BELOW

@@ -1,4 +1,4 @@
-"""What a grade looks like: the terminal table, JSON, Gradescope, JUnit XML, Markdown, Classroom.
+"""What a grade looks like: the terminal table, JSON, Gradescope, JUnit XML, Markdown.
 
 Every format is written from a finished ``Grade`` by the grader's process, after the submission's
 child processes are gone, so nothing the submission did can end up in them but its test outcomes.
@@ -9,7 +9,6 @@ special to them.
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import tempfile
@@ -138,19 +137,6 @@ def markdown(grade: Grade) -> str:
     for why in grade.not_graded:
         lines.append(f"Not graded here: {markdown_cell(why)}")
     return "\n".join(lines) + "\n"
-
-
-def classroom(grade: Grade) -> str:
-    """The base64 JSON that GitHub Classroom's grading reporter reads from a step output."""
-    result = {
-        "version": 1,
-        "status": "pass" if grade.score == grade.max_score else "fail",
-        "max_score": grade.max_score,
-        "tests": [{"name": f"{task_title(t.task)}: {t.name}", "status": "pass" if t.status == "passed" else "fail",
-                   "score": t.points, "message": t.message, "test_code": "", "filename": "", "line_no": 0,
-                   "execution_time": ""} for t in grade.tests],
-    }
-    return base64.b64encode(json.dumps(result).encode()).decode()
 
 
 def write_json(path: Path, data: dict) -> None:
