@@ -1,13 +1,14 @@
-"""``python -m grader``: grade one submission, a folder of submissions, or make a Gradescope bundle.
+"""``python -m grader``: grade one submission or a folder of submissions, or make an autograder
+(a Gradescope bundle, a Classroom 50 folder).
 
 Exit codes: 0 grading completed (whatever the score); 1 the score is below ``--fail-under``;
 3 the grader could not grade (bad path or option, broken set-up, or a sandbox required but not
 starting: then no score is written at all). 2 is never used, so a script can tell "the student
 scored low" from "the grader needs attention".
 
-Grading for credit (``--batch``, the Gradescope bundle, CI templates) requires the sandbox by
-default; a single local run (a student checking their work) falls back to an unsandboxed child and
-says so. ``--sandbox`` overrides either default.
+Grading for credit (``--batch``, the Gradescope bundle, the Classroom 50 autograder) requires the
+sandbox by default; a single local run (a student checking their work) falls back to an unsandboxed
+child and says so. ``--sandbox`` overrides either default.
 """
 
 from __future__ import annotations
@@ -44,14 +45,13 @@ def build_parser() -> Parser:
         "  python -m grader --batch submissions/ --csv grades.csv --jobs 4 --resume\n"
         "  python -m grader --batch submissions/ --csv grades.csv --only alice\n"
         "  python -m grader --gradescope-bundle autograder.zip\n"
+        "  python -m grader --classroom50 autograders/mlp-block --tasks mlp,glu\n"
         "exit codes: 0 graded, 1 below --fail-under, 3 grader error"))
     p.add_argument("path", nargs="?", help="submission folder (default: this checkout's exercises/)")
     out = p.add_argument_group("reports")
     out.add_argument("--json", type=Path, metavar="FILE", help="write the grade as JSON (schema in the README)")
     out.add_argument("--gradescope", type=Path, metavar="FILE", help="write Gradescope's results.json")
     out.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML, one test case per test")
-    out.add_argument("--github-classroom", action="store_true",
-                     help="append the result for GitHub Classroom's grading reporter to $GITHUB_OUTPUT")
     out.add_argument("--fail-under", type=float, metavar="POINTS", help="exit 1 if the score is below POINTS")
     out.add_argument("--verbose", action="store_true", help="also show the graded suites' own pytest output")
     run = p.add_argument_group("how to grade")
@@ -85,6 +85,9 @@ def build_parser() -> Parser:
                             " CSV, grades.csv -> grades_feedback/)")
     p.add_argument("--gradescope-bundle", type=Path, metavar="ZIP",
                    help="write a Gradescope autograder bundle (setup.sh, run_autograder, the grader) and exit")
+    p.add_argument("--classroom50", type=Path, metavar="DIR",
+                   help="write a Classroom 50 autograder folder (autograder.py and the grader) grading --tasks"
+                        " (default: all) and exit")
     return p
 
 
@@ -131,7 +134,14 @@ def run(args: argparse.Namespace) -> int:
 
         make_bundle(args.gradescope_bundle)
         print(f"wrote {args.gradescope_bundle}: upload it as the autograder in Gradescope's"
-              " 'Configure Autograder' page (Ubuntu base image)")
+              " 'Configure Autograder' page (base image: Ubuntu 22.04 or later)")
+        return EXIT_OK
+    if args.classroom50:
+        from grader.bundle import make_classroom50
+
+        make_classroom50(args.classroom50, tasks)
+        print(f"wrote {args.classroom50}: commit its contents to the course's classroom50 repository as"
+              " CLASSROOM/autograders/ASSIGNMENT/ (see the README)")
         return EXIT_OK
     if args.batch:
         if args.path:
@@ -175,12 +185,6 @@ def run(args: argparse.Namespace) -> int:
     if summary:
         with open(summary, "a", encoding="utf-8") as f:
             f.write(report.markdown(result))
-    if args.github_classroom:
-        output = os.environ.get("GITHUB_OUTPUT")
-        if not output:
-            raise GraderFailure("--github-classroom: GITHUB_OUTPUT is not set (it is, inside GitHub Actions)")
-        with open(output, "a", encoding="utf-8") as f:
-            f.write(f"result={report.classroom(result)}\n")
     if args.fail_under is not None and result.score < args.fail_under:
         print(f"Score {result.score} is below --fail-under {args.fail_under:g}.", file=sys.stderr)
         return EXIT_BELOW

@@ -1,4 +1,4 @@
-"""What a grade looks like: the terminal table, JSON, Gradescope, JUnit XML, Markdown, Classroom.
+"""What a grade looks like: the terminal table, JSON, Gradescope, JUnit XML, Markdown.
 
 Every format is written from a finished ``Grade`` by the grader's process, after the submission's
 child processes are gone, so nothing the submission did can end up in them but its test outcomes.
@@ -9,8 +9,9 @@ special to them.
 
 from __future__ import annotations
 
-import base64
 import json
+import os
+import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -18,6 +19,11 @@ from grader.grading import Grade, TestResult, task_title
 from grader.safe_text import markdown_cell
 
 JSON_SCHEMA = "mlp-block-grader/1"
+
+
+def listed_name(task: str, name: str) -> str:
+    """A test as the course platforms list it: its task's title, then its id."""
+    return f"{task_title(task)}: {name}"
 
 
 def _first_failure(grade: Grade, task: str):
@@ -85,7 +91,7 @@ def gradescope(grade: Grade) -> dict:
     tests = []
     for t in grade.tests:
         output = "passed" if t.status == "passed" else (t.detail or t.message)
-        tests.append({"name": f"{task_title(t.task)}: {t.name}", "score": t.points, "max_score": t.max_points,
+        tests.append({"name": listed_name(t.task, t.name), "score": t.points, "max_score": t.max_points,
                       "status": "passed" if t.status == "passed" else "failed", "output": output,
                       "visibility": "visible"})
     return {"score": grade.score, "output": text(grade), "visibility": "visible",
@@ -133,24 +139,26 @@ def markdown(grade: Grade) -> str:
     return "\n".join(lines) + "\n"
 
 
-def classroom(grade: Grade) -> str:
-    """The base64 JSON that GitHub Classroom's grading reporter reads from a step output."""
-    result = {
-        "version": 1,
-        "status": "pass" if grade.score == grade.max_score else "fail",
-        "max_score": grade.max_score,
-        "tests": [{"name": f"{task_title(t.task)}: {t.name}", "status": "pass" if t.status == "passed" else "fail",
-                   "score": t.points, "message": t.message, "test_code": "", "filename": "", "line_no": 0,
-                   "execution_time": ""} for t in grade.tests],
-    }
-    return base64.b64encode(json.dumps(result).encode()).decode()
-
-
 def write_json(path: Path, data: dict) -> None:
+    write_text(path, json.dumps(data, indent=2) + "\n")
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write a report whole: readers never see half a file.
+
+    The text goes to a new file of a fresh name beside ``path`` (created, never opened through a link
+    someone left there), which then replaces ``path``.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)  # readers never see half a file
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def from_json(data: dict) -> Grade:

@@ -388,14 +388,14 @@ def test_interrupted_batch_stops_soon_and_resume_retries_errors(tmp_path):
 
 
 def test_fake_reports_in_a_single_run(tmp_path):
-    """--json, --gradescope, --junit, the step summary and output: the grader's own, score 0."""
+    """--json, --gradescope, --junit and the step summary: the grader's own, score 0; $GITHUB_OUTPUT untouched."""
     place(ATTACKS_DIR / "fake_report_files", tmp_path / "submission")
     autograder = Path("/autograder/results/results.json")
     existed = autograder.exists()
     out = {name: tmp_path / name for name in ("grade.json", "results.json", "junit.xml", "summary.md", "output")}
     proc, _ = grader(str(tmp_path / "submission"), "--sandbox", "bwrap" if bwrap_expected() else "auto",
                      "--json", str(out["grade.json"]), "--gradescope",
-                     str(out["results.json"]), "--junit", str(out["junit.xml"]), "--github-classroom", *LIMITS,
+                     str(out["results.json"]), "--junit", str(out["junit.xml"]), *LIMITS,
                      cwd=tmp_path, env={"GITHUB_STEP_SUMMARY": str(out["summary.md"]),
                                         "GITHUB_OUTPUT": str(out["output"])})
     assert proc.returncode == 0, proc.stderr
@@ -406,7 +406,8 @@ def test_fake_reports_in_a_single_run(tmp_path):
     assert suites and all(s.find("testcase/failure") is not None for s in suites)
     summary = out["summary.md"].read_text()
     assert summary.startswith("### Grade: 0/") and summary.count("### Grade") == 1, summary
-    assert out["output"].read_text().count("result=") == 1
+    assert not out["output"].exists()  # where a workflow step's outputs go: only the workflow writes there
+    assert not (tmp_path / "result.json").exists() and not (tmp_path / "release-body.md").exists()
     assert autograder.exists() == existed
 
 

@@ -9,7 +9,6 @@ import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from base64 import b64decode
 from pathlib import Path
 
 import pytest
@@ -37,10 +36,10 @@ def graded(tmp_path_factory) -> dict:
     """One run with every report: MLP right, GLU wrong, triton_swiglu.py with a syntax error."""
     tmp = tmp_path_factory.mktemp("reports")
     sub = submission(tmp / "partial", triton_source="def swiglu_forward(gate, value:\n    pass\n")
-    files = {k: tmp / k for k in ("grade.json", "results.json", "junit.xml", "summary.md", "output")}
+    files = {k: tmp / k for k in ("grade.json", "results.json", "junit.xml", "summary.md")}
     proc = grader(str(sub), "--seed", "7", "--json", str(files["grade.json"]), "--gradescope",
-                  str(files["results.json"]), "--junit", str(files["junit.xml"]), "--github-classroom",
-                  env={"GITHUB_STEP_SUMMARY": str(files["summary.md"]), "GITHUB_OUTPUT": str(files["output"])})
+                  str(files["results.json"]), "--junit", str(files["junit.xml"]),
+                  env={"GITHUB_STEP_SUMMARY": str(files["summary.md"])})
     assert proc.returncode == 0, proc.stderr
     return {"proc": proc, **{k: v for k, v in files.items()}}
 
@@ -82,7 +81,7 @@ def test_gradescope_results(graded):
         assert test["status"] in ("passed", "failed") and test["visibility"] == "visible"
 
 
-def test_junit_and_github_outputs(graded):
+def test_junit_and_step_summary(graded):
     root = ET.parse(graded["junit.xml"]).getroot()
     names = [s.get("name") for s in root.findall("testsuite")]
     assert names[:2] == ["MLP", "GLU"]
@@ -90,11 +89,6 @@ def test_junit_and_github_outputs(graded):
     assert int(root.find("testsuite[@name='GLU']").get("failures")) > 0
     summary = graded["summary.md"].read_text()
     assert summary.startswith("### Grade: ") and "| GLU |" in summary
-    line = graded["output"].read_text().strip()
-    assert line.startswith("result=")
-    classroom = json.loads(b64decode(line.removeprefix("result=")))
-    assert classroom["max_score"] == json.loads(graded["grade.json"].read_text())["max_score"]
-    assert classroom["status"] == "fail" and all(t["status"] in ("pass", "fail") for t in classroom["tests"])
 
 
 def test_this_checkouts_stubs_and_fail_under():
@@ -162,6 +156,12 @@ def test_gradescope_bundle(tmp_path):
         z.extractall(tmp_path / "source")
     for script in ("setup.sh", "run_autograder"):
         assert subprocess.run(["bash", "-n", str(tmp_path / "source" / script)]).returncode == 0
+    # On a base image older than Ubuntu 22.04 (python3 too old for torch 2.13) setup.sh stops at once.
+    for os_release in ('ID=ubuntu\nVERSION_ID="20.04"\nPRETTY_NAME="Ubuntu 20.04.6 LTS"\n', 'ID=debian\nVERSION_ID="12"\n'):
+        (tmp_path / "os-release").write_text(os_release)
+        setup = subprocess.run(["bash", str(tmp_path / "source" / "setup.sh")], capture_output=True, text=True,
+                               env={**os.environ, "OS_RELEASE": str(tmp_path / "os-release")}, timeout=60)
+        assert setup.returncode == 1 and "needs an Ubuntu 22.04 or later base image" in setup.stderr, setup.stderr
     # The unpacked bundle grades on its own, as it will on Gradescope.
     sub = submission(tmp_path / "upload", "correct_textbook")
     out = tmp_path / "results.json"
