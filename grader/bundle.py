@@ -94,6 +94,12 @@ def grading_requirements() -> list[str]:
 
 def grading_files() -> list[tuple[Path, str]]:
     """Each file grading needs, with its path inside an autograder."""
+    from grader.grading import GraderFailure
+    from tests.seam import reference_present
+
+    if not reference_present():
+        raise GraderFailure("an autograder needs the reference (solution/hidden/): make it from the instructor's"
+                            " repository, not from the student release")
     return [(file, file.relative_to(REPO).as_posix()) for pattern in INCLUDE for file in sorted(REPO.glob(pattern))]
 
 

@@ -46,6 +46,7 @@ def build_parser() -> Parser:
         "  python -m grader --batch submissions/ --csv grades.csv --only alice\n"
         "  python -m grader --gradescope-bundle autograder.zip\n"
         "  python -m grader --classroom50 autograders/mlp-block --tasks mlp,glu\n"
+        "  python -m grader --release ../mlp-block-student\n"
         "exit codes: 0 graded, 1 below --fail-under, 3 grader error"))
     p.add_argument("path", nargs="?", help="submission folder (default: this checkout's exercises/)")
     out = p.add_argument_group("reports")
@@ -85,6 +86,9 @@ def build_parser() -> Parser:
                             " CSV, grades.csv -> grades_feedback/)")
     p.add_argument("--gradescope-bundle", type=Path, metavar="ZIP",
                    help="write a Gradescope autograder bundle (setup.sh, run_autograder, the grader) and exit")
+    p.add_argument("--release", type=Path, metavar="DIR",
+                   help="write the student repository (stubs, suites with the reference's recorded answers,"
+                        " notebooks, README; no reference) into the new folder DIR and exit")
     p.add_argument("--classroom50", type=Path, metavar="DIR",
                    help="write a Classroom 50 autograder folder (autograder.py and the grader) grading --tasks"
                         " (default: all) and exit")
@@ -135,6 +139,15 @@ def run(args: argparse.Namespace) -> int:
         make_bundle(args.gradescope_bundle)
         print(f"wrote {args.gradescope_bundle}: upload it as the autograder in Gradescope's"
               " 'Configure Autograder' page (base image: Ubuntu 22.04 or later)")
+        return EXIT_OK
+    if args.release:
+        from grader.release import ReleaseError, make_release
+
+        try:
+            files = make_release(args.release)
+        except ReleaseError as exc:
+            raise GraderFailure(f"--release: {exc}") from None
+        print(f"wrote the student repository, {len(files)} files, no reference, into {args.release}")
         return EXIT_OK
     if args.classroom50:
         from grader.bundle import make_classroom50

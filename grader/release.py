@@ -58,36 +58,47 @@ def _code_of_notebook(text: str) -> str:
     return "\n".join(lines)
 
 
-def statements(source: str) -> set[str]:
-    """Every simple statement of ``source``, normalised (comments, spacing and quotes do not matter)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return set()
+def _simple_statements(node: ast.AST) -> set[str]:
+    """Every simple statement under ``node``, normalised (comments, spacing and quotes do not matter)."""
     found = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.stmt) or hasattr(node, "body"):
-            continue  # compound statements are checked through the statements inside them
-        if isinstance(node, (ast.Import, ast.ImportFrom, ast.Pass)):
+    for child in ast.walk(node):
+        if not isinstance(child, ast.stmt) or hasattr(child, "body"):
+            continue  # compound statements count through the statements inside them
+        if isinstance(child, (ast.Import, ast.ImportFrom, ast.Pass)):
             continue
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+        if isinstance(child, ast.Expr) and isinstance(child.value, ast.Constant):
             continue  # a docstring says what, not how
-        text = ast.unparse(node)
+        text = ast.unparse(child)
         if len(text) >= MIN_STATEMENT_CHARS:
             found.add(text)
     return found
 
 
-def reference_statements(root: Path = REPO) -> set[str]:
-    """The statements that are the reference's own: in solution/hidden/, and not in the stubs
-    (the stubs share the reference's scaffolding: argument checks, launch code)."""
-    reference = set().union(*(statements(p.read_text()) for p in sorted(root.glob(REFERENCE_FILES))))
+def statements(source: str) -> set[str]:
+    try:
+        return _simple_statements(ast.parse(source))
+    except SyntaxError:
+        return set()
+
+
+def reference_functions(root: Path = REPO) -> dict[str, set[str]]:
+    """Each function of the reference, by name, with the statements that are its own: not in the stubs
+    (which share the reference's scaffolding: argument checks, launch code)."""
     stubs = set().union(*(statements(p.read_text()) for p in sorted(root.glob(STUBS))))
-    return reference - stubs
+    functions = {}
+    for path in sorted(root.glob(REFERENCE_FILES)):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                own = _simple_statements(node) - stubs
+                if own:
+                    functions[f"{path.name}:{node.name} (line {node.lineno})"] = own
+    return functions
 
 
-def leaks(folder: Path, secret: set[str]) -> list[str]:
-    """'file: statement' for each of the reference's statements found in a file under ``folder``."""
+def leaks(folder: Path, functions: dict[str, set[str]]) -> list[str]:
+    """'file holds function (k of n statements)' for each reference function of which a file under
+    ``folder`` holds at least half the statements. Half, not one: a test may well compute one line
+    the way the reference does (a width from a parameter budget); a copy holds most of the function."""
     found = []
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         raw = path.read_bytes()
@@ -95,12 +106,16 @@ def leaks(folder: Path, secret: set[str]) -> list[str]:
             continue  # binary (the snapshot holds numbers, not code)
         text = raw.decode(errors="replace")
         if path.suffix == ".py":
-            hits = statements(text) & secret
+            held = statements(text)
         elif path.suffix == ".ipynb":
-            hits = statements(_code_of_notebook(text)) & secret
+            held = statements(_code_of_notebook(text))
         else:  # Markdown, YAML, JSON: the statement written out anywhere in the text
-            hits = {s for s in secret if s in text}
-        found += [f"{path.relative_to(folder)}: {hit}" for hit in sorted(hits)]
+            held = {s for own in functions.values() for s in own if s in text}
+        for name, own in functions.items():
+            hits = own & held
+            if hits and 2 * len(hits) >= len(own):
+                found.append(f"{path.relative_to(folder)} holds the reference's {name}"
+                             f" ({len(hits)} of its {len(own)} statements, e.g. {sorted(hits)[0]!r})")
     return found
 
 
@@ -153,7 +168,7 @@ def make_release(out: Path, *, execute_notebooks: bool = True) -> list[Path]:
         raise ReleaseError("the release is made from the instructor's repository, which has solution/hidden/")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ReleaseError(f"{out} exists and is not an empty folder: give a new folder")
-    secret = reference_statements()
+    functions = reference_functions()
     with tempfile.TemporaryDirectory() as tmp:
         staging = Path(tmp) / "release"
         for path in release_files():
@@ -163,7 +178,7 @@ def make_release(out: Path, *, execute_notebooks: bool = True) -> list[Path]:
         (staging / "README.md").write_text(student_readme((REPO / "README.md").read_text()))
         if execute_notebooks:
             run_notebooks(staging)
-        found = leaks(staging, secret)
+        found = leaks(staging, functions)
         if found:
             raise ReleaseError("the release would hold the reference's code: " + "; ".join(found[:5]))
         out.mkdir(parents=True, exist_ok=True)

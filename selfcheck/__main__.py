@@ -1,6 +1,8 @@
 """The maintainer command: ``python -m selfcheck``. Everything here must pass before a change lands.
 
-1. every graded suite on the reference (``pytest tests --target reference``);
+1. every graded suite on the reference (``pytest tests --target reference``), compared with the
+   reference itself and then with its recorded answers, the snapshot the student release uses (a
+   failure there: the snapshot has drifted, ``python -m tests.snapshot`` records it again);
 2. the checks of the checks (``pytest selfcheck``): wrong implementations fail, correct ones pass,
    the stubs fail with their pointers, the grader cannot be gamed, the notebook's twin is in step;
 3. the notebooks, outputs included, under nbval in strict mode.
@@ -21,6 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 STEPS = [
     ("graded suites on the reference", ["tests", "--target", "reference"]),
+    ("graded suites on the reference, against its snapshot", ["tests", "--target", "reference", "--reference", "snapshot"]),
     ("self-checks", ["selfcheck"]),
     ("notebooks (nbval, strict)", ["-p", "nbval", "--nbval", "--nbval-current-env", "notebooks"]),
 ]

@@ -188,6 +188,7 @@ RECORD_PREFIX = "record:"
 
 
 def reference_present() -> bool:
+    """Whether this checkout has the reference (the instructor's repository), not only its snapshot."""
     return exercise_file("reference", "mlp_block").is_file()
 
 

@@ -1,0 +1,161 @@
+"""The student release (``python -m grader --release DIR``): no reference in it, and it still works.
+
+One release is written (notebooks run, as the command does) and then used as a student would: the
+stubs fail one line each naming the TODO, the reference copied in by hand passes every suite, known
+mistakes get the hints they get in this repository, the local grader grades on the snapshot's data.
+The checks that the release holds none of the reference's code are shown to be able to fail.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+import torch
+
+from grader import release
+from selfcheck.harness import VARIANTS, materialize, parallel, read_report, verdict
+from tests import snapshot
+
+REPO = Path(__file__).resolve().parents[1]
+REFERENCE = REPO / "solution" / "hidden"
+# Mistakes whose hints come from the recorded known-mistake outputs (the activation's path, a
+# hard-coded or missing activation, the residual, a dropout mistake behind a forward mistake) or from
+# other branches of the suite (an exception, a dtype, shapes).
+SAMPLE_MISTAKES = ["glu_activation_on_value_path", "default_activation_relu", "residual_inside_block",
+                   "dropout_before_wo"]
+
+
+def pytest_in(folder: Path, *args: str, timeout: float = 300) -> tuple[int, dict]:
+    """pytest run inside ``folder`` (a release), as a student runs it; (exit code, outcomes by test id)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.xml"
+        proc = subprocess.run([sys.executable, "-m", "pytest", *args, "-q", "-p", "no:cacheprovider",
+                               f"--junitxml={report}"], cwd=folder, capture_output=True, text=True, timeout=timeout)
+        assert report.exists(), f"pytest wrote no report (exit {proc.returncode}): {proc.stdout[-2000:]}{proc.stderr[-2000:]}"
+        return proc.returncode, read_report(report)
+
+
+def copy_release(made: Path, into: Path, exercise_files: dict[str, str] | None = None) -> Path:
+    """A student's copy of the release, with some exercise files replaced (name -> source)."""
+    shutil.copytree(made, into)
+    for name, source in (exercise_files or {}).items():
+        (into / "exercises" / name).write_text(source)
+    return into
+
+
+def reference_sources() -> dict[str, str]:
+    return {p.name.removeprefix("reference_"): p.read_text() for p in REFERENCE.glob("reference_*.py")}
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("release") / "student"
+    release.make_release(folder)
+    return folder
+
+
+def test_release_holds_no_reference(made):
+    files = {p.relative_to(made).as_posix() for p in made.rglob("*") if p.is_file()}
+    assert not [f for f in files if f.startswith(("solution/", "selfcheck/", "benchmarks/", ".ci/"))], files
+    assert {"exercises/mlp_block.py", "tests/test_mlp.py", "tests/snapshots/reference.pt", "requirements.txt",
+            "notebooks/microgpt_mlp.ipynb", "README.md", "socratic_prompt.md"} <= files
+    assert release.leaks(made, release.reference_functions()) == []
+
+
+def test_the_leak_check_can_fail(made, tmp_path):
+    """Each of the reference's files, dropped into the release (or its block's forward pasted into
+    a test file), is found."""
+    functions = release.reference_functions()
+    for path in REFERENCE.glob("*.py"):
+        folder = copy_release(made, tmp_path / path.stem)
+        shutil.copy(path, folder / "tests" / "helpers.py")
+        assert any("tests/helpers.py" in leak for leak in release.leaks(folder, functions)), path.name
+    pasted = copy_release(made, tmp_path / "pasted")
+    with (pasted / "tests" / "checks.py").open("a") as f:
+        f.write("\n\ndef forward(self, x):\n    return self.drop(self.Wo(self.act(self.Wg(x)) * self.Wv(x)))\n")
+    assert any("checks.py" in leak and "forward" in leak for leak in release.leaks(pasted, functions))
+
+
+def test_release_readme_starts_with_the_two_commands(made):
+    text = (made / "README.md").read_text()
+    commands = text.split("```bash\n", 1)[1].split("```", 1)[0].splitlines()
+    assert commands[0].startswith("pip install -r requirements.txt --extra-index-url https://download.pytorch.org/whl/cpu")
+    assert commands[1].startswith("pytest tests/test_mlp.py")
+    assert release.INSTRUCTOR_ONLY not in text and "python -m selfcheck" not in text and "benchmarks/" not in text
+
+
+def test_stubs_fail_one_line_each_naming_the_todo(made):
+    code, outcomes = pytest_in(made, "tests/test_mlp.py", "tests/test_cost.py")
+    assert code == 1 and len(outcomes) > 40
+    for test_id, outcome in outcomes.items():
+        assert outcome.status == "failed", f"{test_id} {outcome.status}"
+        assert outcome.message.startswith("not implemented yet:") and "TODO" in outcome.message, outcome.message
+        assert "\n" not in outcome.message.strip(), outcome.message
+
+
+def test_reference_copied_in_passes_every_suite(made, tmp_path):
+    folder = copy_release(made, tmp_path / "student", reference_sources())
+    # Of the SwiGLU suite, the tests that compare with the reference (the rest compare with a formula).
+    code, outcomes = pytest_in(folder, "tests/test_mlp.py", "tests/test_cost.py", "tests/test_triton_swiglu.py",
+                               "-k", "not triton or fused_matches or fused_gradients or fused_dropout")
+    failed = {k: v.message for k, v in outcomes.items() if v.status != "passed"}
+    assert code == 0 and len(outcomes) >= 45 and not failed, failed
+
+
+def test_mistakes_get_their_hints_in_the_release(made, tmp_path):
+    """Each sampled mistake fails as it declares (its EXPECT_FAILURES phrases), as it does here.
+    (Every known mistake gets the very same messages from the snapshot as from the live reference:
+    the MLP variant checks' runs were compared message by message when the snapshot was introduced.)"""
+    def in_release(name: str):
+        variant = VARIANTS / "mlp_block" / f"{name}.py"
+        folder = copy_release(made, tmp_path / name, {"mlp_block.py": materialize(variant, "mlp_block")})
+        return pytest_in(folder, "tests/test_mlp.py")
+
+    with parallel({name: (lambda n=name: in_release(n)) for name in SAMPLE_MISTAKES}) as runs:
+        problems = [p for name in SAMPLE_MISTAKES
+                    for p in verdict(VARIANTS / "mlp_block" / f"{name}.py", *runs[name].result())]
+    assert not problems, "\n".join(problems)
+
+
+def test_notebooks_ran_on_the_stubs(made):
+    outputs = {}
+    for notebook in ("microgpt_mlp", "glu_variants"):
+        cells = json.loads((made / "notebooks" / f"{notebook}.ipynb").read_text())["cells"]
+        outputs[notebook] = "".join(out.get("text", "") if isinstance(out.get("text", ""), str) else "".join(out["text"])
+                                    for cell in cells if cell["cell_type"] == "code" for out in cell["outputs"])
+    assert "Not implemented yet: MLP.__init__: TODO 1 in exercises/mlp_block.py" in outputs["microgpt_mlp"]
+    assert "MLP from exercises/mlp_block.py" in outputs["microgpt_mlp"]
+    assert "Not implemented yet: " in outputs["glu_variants"] and "exercises/mlp_cost.py" in outputs["glu_variants"]
+
+
+def test_the_grader_uses_the_snapshot_data(made, tmp_path):
+    folder = copy_release(made, tmp_path / "student", reference_sources())
+    proc = subprocess.run([sys.executable, "-m", "grader", "--tasks", "mlp,glu", "--json", "grade.json"],
+                          cwd=folder, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    grade = json.loads((folder / "grade.json").read_text())
+    assert grade["seed"] == snapshot.SNAPSHOT_SEED and grade["score"] == grade["max_score"] > 0, grade["score"]
+    refused = subprocess.run([sys.executable, "-m", "grader", "--seed", "5"], cwd=folder, capture_output=True,
+                             text=True, timeout=120)
+    assert refused.returncode == 3 and "needs the reference" in refused.stderr, refused.stderr
+
+
+def test_recorded_mistakes_are_the_reference_mistakes():
+    """The snapshot's known-mistake outputs, recomputed now from the instructor's known_mistakes.py."""
+    stored = torch.load(snapshot.SNAPSHOT, weights_only=True)
+    live = snapshot.LiveReference()
+    assert stored["mistakes"], "the snapshot holds no known-mistake outputs"
+    for key, entry in stored["mistakes"].items():
+        inputs = entry["inputs"]
+        now = live.mistakes(inputs["block_name"], inputs["weights"], inputs["x"], inputs["activation"])
+        assert [hint for hint, _ in now] == [hint for hint, _ in entry["mistakes"]], \
+            f"{key}: the hints changed; record the snapshot again with `{snapshot.REGENERATE}`"
+        for (hint, output), (_, recorded) in zip(now, entry["mistakes"]):
+            assert torch.allclose(output, recorded, rtol=1e-12, atol=1e-12), \
+                f"{key} {hint!r}: output changed; `{snapshot.REGENERATE}`"
