@@ -60,25 +60,27 @@ python3 -m venv /autograder/venv
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
 # Gradescope runs this for every submission; the student's files are in /autograder/submission.
+# (AUTOGRADER_ROOT and AUTOGRADER_PYTHON exist for the self-check, which runs it outside Gradescope.)
 set -u
-cd /autograder/source
-chmod -R go-rwx /autograder/source  # the reference and the tests: the grader's alone
-mkdir -p /autograder/results
-if ! find /autograder/submission -name '*.py' | grep -q .; then
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+PYTHON="${AUTOGRADER_PYTHON:-$ROOT/venv/bin/python}"
+cd "$ROOT/source"
+chmod -R go-rwx "$ROOT/source"  # the reference and the tests: the grader's alone
+mkdir -p "$ROOT/results"
+if ! find "$ROOT/submission" -name '*.py' | grep -q .; then
   # Nothing to grade: the student uploaded no exercise file. That is a 0 with the reason.
-  /autograder/venv/bin/python - <<'EOF'
-import json, pathlib
-pathlib.Path("/autograder/results/results.json").write_text(json.dumps({
+  "$PYTHON" - "$ROOT/results/results.json" <<'EOF'
+import json, pathlib, sys
+pathlib.Path(sys.argv[1]).write_text(json.dumps({
     "score": 0, "tests": [],
     "output": "No exercise file was uploaded. Upload the exercise files themselves"
-              " (mlp_block.py, triton_swiglu.py), not an archive."}))
+              " (mlp_block.py, mlp_cost.py, triton_swiglu.py), not an archive."}))
 EOF
   exit 0
 fi
 # Grading for credit: the sandbox is required. If it cannot start, the grader exits 3 and writes no
 # results, and this script fails, so Gradescope shows an autograder failure rather than a grade.
-/autograder/venv/bin/python -m grader /autograder/submission --sandbox bwrap \\
-    --gradescope /autograder/results/results.json
+"$PYTHON" -m grader "$ROOT/submission" --sandbox bwrap --gradescope "$ROOT/results/results.json"
 """
 
 

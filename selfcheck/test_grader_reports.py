@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from selfcheck.harness import REPO, VARIANTS
+from selfcheck.harness import REPO, VARIANTS, parallel
 
 EXIT_GRADER_ERROR = 3
 
@@ -152,7 +152,7 @@ def test_gradescope_bundle(tmp_path):
                 "tests/test_mlp.py", "solution/hidden/reference_mlp_block.py", "pyproject.toml"} <= names
         assert not any(n.startswith(("exercises/", "selfcheck/")) for n in names)
         assert z.getinfo("run_autograder").external_attr >> 16 & 0o111
-        assert "/autograder/results/results.json" in z.read("run_autograder").decode()
+        assert "/autograder" in z.read("run_autograder").decode() and "results/results.json" in z.read("run_autograder").decode()
         z.extractall(tmp_path / "source")
     for script in ("setup.sh", "run_autograder"):
         assert subprocess.run(["bash", "-n", str(tmp_path / "source" / script)]).returncode == 0
@@ -171,6 +171,38 @@ def test_gradescope_bundle(tmp_path):
     assert run.returncode == 0, run.stderr
     data = json.loads(out.read_text())
     assert data["score"] == sum(t["max_score"] for t in data["tests"]) > 0
+
+
+def test_gradescope_run_autograder_grades_stubs_zero_and_the_reference_full(tmp_path):
+    """The bundle's own run_autograder, in a tree laid out as Gradescope's /autograder, every task."""
+    import zipfile
+
+    bundle = tmp_path / "autograder.zip"
+    assert grader("--gradescope-bundle", str(bundle), timeout=60).returncode == 0
+    uploads = {"stubs": {p.name: p.read_text() for p in (REPO / "exercises").glob("*.py")},
+               "reference": {p.name.removeprefix("reference_"): p.read_text()
+                             for p in (REPO / "solution" / "hidden").glob("reference_*.py")}}
+
+    def run_autograder(name: str) -> dict:
+        root = tmp_path / name
+        with zipfile.ZipFile(bundle) as z:
+            z.extractall(root / "source")
+        (root / "submission").mkdir()
+        for file, text in uploads[name].items():
+            (root / "submission" / file).write_text(text)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        proc = subprocess.run(["bash", str(root / "source" / "run_autograder")], capture_output=True, text=True,
+                              timeout=600, env={**env, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": sys.executable})
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return json.loads((root / "results" / "results.json").read_text())
+
+    with parallel({name: (lambda n=name: run_autograder(n)) for name in uploads}) as runs:
+        stubs, reference = runs["stubs"].result(), runs["reference"].result()
+    for data in (stubs, reference):
+        assert data["extra_data"]["sandboxed"] is True, data["extra_data"]
+        assert {"test_mlp.py", "test_cost.py", "test_triton_swiglu.py"} <= {t["name"].split(": ", 1)[-1].split("::")[0] for t in data["tests"]}
+    assert stubs["score"] == 0 and len(stubs["tests"]) == len(reference["tests"])
+    assert reference["score"] == sum(t["max_score"] for t in reference["tests"]) > 0
 
 
 # ------------------------------------------------------------------------ the seam's routing
