@@ -34,9 +34,10 @@ pytest.importorskip(
     "triton", reason="Triton is not installed: it ships for Linux only, so the fused SwiGLU exercise"
                      " cannot run on macOS or Windows (the other suites do)")
 
-from tests.checks import (BLOCKS, Block, expect_close, expect_rounded, expect_shape, fail,  # noqa: E402
+from tests.checks import (BLOCKS, Block, describe_mismatch, expect_close, expect_rounded, expect_shape, fail,  # noqa: E402
                           is_close, rounding_errors, ulp)
-from tests.seam import format_error  # noqa: E402
+from grader.kernel_source import KernelSourceError, assemble_file  # noqa: E402
+from tests.seam import SANDBOX_PREFIX, Target, exercise_file, format_error, make_backend, target_name  # noqa: E402
 from tests.test_mlp import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
 
 pytestmark = pytest.mark.swiglu
@@ -62,6 +63,51 @@ FUNCTION = {"forward": "swiglu_forward", "backward": "swiglu_backward"}
 
 
 # ------------------------------------------------------------------------------------ helpers
+
+class _Unassembled:
+    """A backend for kernels that could not be taken out of their file: every probe reports why."""
+
+    def __init__(self, display: str, error: KernelSourceError) -> None:
+        self.display = display
+        self.error = {"stage": "the kernels", "type": "KernelSourceError", "message": str(error), "where": "",
+                      "not_implemented": error.not_implemented}
+
+    def describe(self, exercise: str) -> str:
+        return self.display
+
+    def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
+        return {"error": self.error}
+
+
+class _AsStudentFile:
+    """A backend whose messages name the student's file, not the assembled copy it runs."""
+
+    def __init__(self, backend, display: str) -> None:
+        self.backend, self.display = backend, display
+
+    def describe(self, exercise: str) -> str:
+        return self.display
+
+    def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
+        return self.backend.call(exercise, probe_name, **kwargs)
+
+
+@pytest.fixture(scope="session")
+def kernels(pytestconfig, target, tmp_path_factory) -> Target:
+    """The student's two kernels alone, in the reference's launch code (grader/kernel_source.py), run
+    where the target's code runs (a child process; sandboxed under the grader). The kernel tests
+    judge what this computes, so the kernels must do the work: no Python of the student's runs here."""
+    name = target_name(pytestconfig)
+    sandboxed = name.startswith(SANDBOX_PREFIX)
+    folder = tmp_path_factory.mktemp("kernels")
+    try:
+        assemble_file(exercise_file(name.removeprefix(SANDBOX_PREFIX), EXERCISE),
+                      exercise_file("reference", EXERCISE), target.where(EXERCISE), folder / f"{EXERCISE}.py")
+    except KernelSourceError as error:
+        return Target(_Unassembled(target.where(EXERCISE), error))
+    return Target(_AsStudentFile(make_backend(f"{SANDBOX_PREFIX if sandboxed else ''}{folder}"),
+                                 target.where(EXERCISE)))
+
 
 def draw(gen, shape, dtype, scale=1.0) -> torch.Tensor:
     return (torch.randn(shape, generator=gen, dtype=torch.float64) * scale).to(dtype)
@@ -334,24 +380,24 @@ def check_backward(target, evidence, grad_out, gate, value, layout="contiguous")
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("shape", SHAPES.values(), ids=SHAPES.keys())
-def test_forward_float32(target, gen, shape, device):
-    evidence, gate, value, _ = run_kernels(target, gen, "forward", shape, device=device)
-    check_forward(target, evidence, gate, value)
+def test_forward_float32(kernels, gen, shape, device):
+    evidence, gate, value, _ = run_kernels(kernels, gen, "forward", shape, device=device)
+    check_forward(kernels, evidence, gate, value)
 
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
-def test_forward_16bit(target, gen, dtype, device):
-    evidence, gate, value, _ = run_kernels(target, gen, "forward", HALF_SHAPE, dtype=dtype, device=device)
-    check_forward(target, evidence, gate, value)
+def test_forward_16bit(kernels, gen, dtype, device):
+    evidence, gate, value, _ = run_kernels(kernels, gen, "forward", HALF_SHAPE, dtype=dtype, device=device)
+    check_forward(kernels, evidence, gate, value)
 
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("layout", LAYOUT_SHAPES.keys())
-def test_forward_noncontiguous(target, gen, layout, device):
-    evidence, gate, value, _ = run_kernels(target, gen, "forward", LAYOUT_SHAPES[layout], layout=layout,
+def test_forward_noncontiguous(kernels, gen, layout, device):
+    evidence, gate, value, _ = run_kernels(kernels, gen, "forward", LAYOUT_SHAPES[layout], layout=layout,
                                            device=device)
-    check_forward(target, evidence, gate, value, layout)
+    check_forward(kernels, evidence, gate, value, layout)
 
 
 @pytest.mark.points(1)
@@ -367,29 +413,29 @@ def test_forward_empty(target, gen, device):
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("shape", SHAPES.values(), ids=SHAPES.keys())
-def test_backward_float32(target, gen, shape, device):
-    evidence, gate, value, grad_out = run_kernels(target, gen, "backward", shape, device=device)
-    check_backward(target, evidence, grad_out, gate, value)
+def test_backward_float32(kernels, gen, shape, device):
+    evidence, gate, value, grad_out = run_kernels(kernels, gen, "backward", shape, device=device)
+    check_backward(kernels, evidence, grad_out, gate, value)
 
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
-def test_backward_16bit(target, gen, dtype, device):
-    evidence, gate, value, grad_out = run_kernels(target, gen, "backward", HALF_SHAPE, dtype=dtype, device=device)
-    check_backward(target, evidence, grad_out, gate, value)
+def test_backward_16bit(kernels, gen, dtype, device):
+    evidence, gate, value, grad_out = run_kernels(kernels, gen, "backward", HALF_SHAPE, dtype=dtype, device=device)
+    check_backward(kernels, evidence, grad_out, gate, value)
 
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("layout", [*LAYOUT_SHAPES.keys(), "grad_out_expanded"])
-def test_backward_noncontiguous(target, gen, layout, device):
+def test_backward_noncontiguous(kernels, gen, layout, device):
     shape = LAYOUT_SHAPES.get(layout, (5, 7, 9))
     grad_out_layout = "expanded" if layout == "grad_out_expanded" else layout
     input_layout = "contiguous" if layout == "grad_out_expanded" else layout
     if layout == "chunk":
         grad_out_layout = "contiguous"  # grad_out is the gradient of out, which is contiguous
-    evidence, gate, value, grad_out = run_kernels(target, gen, "backward", shape, layout=input_layout,
+    evidence, gate, value, grad_out = run_kernels(kernels, gen, "backward", shape, layout=input_layout,
                                                   grad_out_layout=grad_out_layout, device=device)
-    check_backward(target, evidence, grad_out, gate, value, input_layout)
+    check_backward(kernels, evidence, grad_out, gate, value, input_layout)
 
 
 @pytest.mark.points(1)
@@ -406,7 +452,10 @@ def test_backward_empty(target, gen, device):
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("op", ["forward", "backward"])
-def test_kernels_launched(target, gen, op, device):
+def test_kernels_launched(target, kernels, gen, op, device):
+    # The same inputs through the student's function and through its kernel launched by the
+    # reference's launch code: what the function returns must be what the kernel computes.
+    drawn = gen.get_state()
     evidence, *_ = run_kernels(target, gen, op, (9, 31), device=device)
     expect_kernels_launched(target, evidence, op, todo=KERNEL[op][1])
     for name, written in evidence["written_by_kernel"].items():
@@ -415,6 +464,13 @@ def test_kernels_launched(target, gen, op, device):
                  " was given:"
                  f" the work must be done by Triton kernels launched from the exercise module; pass the"
                  f" tensor you return to the kernel ({name}_ptr) and let the kernel write it")
+    gen.set_state(drawn)
+    launched, *_ = run_kernels(kernels, gen, op, (9, 31), device=device)
+    for name in ("out",) if op == "forward" else ("grad_gate", "grad_value"):
+        if not torch.equal(evidence[name].nan_to_num(7.0), launched[name].nan_to_num(7.0)):
+            fail(f"{FUNCTION[op]} returned a {name} that is not what {kernel_where(target, op)} computes when the"
+                 f" exercise's launch code runs it on the same inputs [{describe_mismatch(evidence[name], launched[name])}]:"
+                 " the result must be the kernel's, computed by the kernel (keep the scaffolding's launch as it is)")
 
 
 BOUNDS_CASES = [((1000,), "contiguous"), ((1,), "contiguous"), ((5, 37), "chunk")]
@@ -422,7 +478,7 @@ BOUNDS_CASES = [((1000,), "contiguous"), ((1,), "contiguous"), ((5, 37), "chunk"
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("op", ["forward", "backward"])
-def test_memory_stays_in_bounds(target, gen, op):
+def test_memory_stays_in_bounds(kernels, gen, op):
     # Sizes just short of a block, a single element, and rows of a chunked tensor: the last block of
     # every row runs past its end. The kernels run under the interpreter here (in a separate Python
     # on a GPU machine), where every tl.load and tl.store is checked before it happens.
@@ -431,13 +487,13 @@ def test_memory_stays_in_bounds(target, gen, op):
         gate, value = draw(gen, shape, torch.float32, GATE_SCALE), draw(gen, shape, torch.float32)
         grad_out = draw(gen, shape, torch.float32) if op == "backward" else None
         cases.append({"op": op, "gate": gate, "value": value, "grad_out": grad_out, "layout": layout})
-    results = target.probe(EXERCISE, "swiglu_bounds", cases=cases)["results"]
+    results = kernels.probe(EXERCISE, "swiglu_bounds", cases=cases)["results"]
     for (shape, layout), evidence in zip(BOUNDS_CASES, results):
         if "error" in evidence:
             fail(f"{format_error(evidence['error'])} (inputs of shape {shape}, {layout})")
-        expect_kernels_launched(target, evidence, op, todo=KERNEL[op][1])
+        expect_kernels_launched(kernels, evidence, op, todo=KERNEL[op][1])
         if evidence["guards_touched"]:
-            fail(f"{kernel_where(target, op)} wrote next to its inputs ({', '.join(evidence['guards_touched'])},"
+            fail(f"{kernel_where(kernels, op)} wrote next to its inputs ({', '.join(evidence['guards_touched'])},"
                  f" shape {shape}, {layout}): the memory around them changed; missing mask on tl.store, or a"
                  f" store through the wrong pointer")
 
