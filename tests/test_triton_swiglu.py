@@ -468,7 +468,7 @@ def test_kernels_launched(target, kernels, gen, op, device):
     launched, *_ = run_kernels(kernels, gen, op, (9, 31), device=device)
     for name in ("out",) if op == "forward" else ("grad_gate", "grad_value"):
         if not torch.equal(evidence[name].nan_to_num(7.0), launched[name].nan_to_num(7.0)):
-            fail(f"{FUNCTION[op]} returned a {name} that is not what {kernel_where(target, op)} computes when the"
+            fail(f"{FUNCTION[op]} returned {name}, which is not what {kernel_where(target, op)} computes when the"
                  f" exercise's launch code runs it on the same inputs [{describe_mismatch(evidence[name], launched[name])}]:"
                  " the result must be the kernel's, computed by the kernel (keep the scaffolding's launch as it is)")
 
