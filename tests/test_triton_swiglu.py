@@ -36,7 +36,7 @@ pytest.importorskip(
 
 from tests.checks import (BLOCKS, Block, describe_mismatch, expect_close, expect_rounded, expect_shape, fail,  # noqa: E402
                           is_close, rounding_errors, ulp)
-from grader.kernel_source import KernelSourceError, assemble_file  # noqa: E402
+from grader.kernel_source import assemble_file  # noqa: E402
 from tests.seam import SANDBOX_PREFIX, Target, exercise_file, format_error, make_backend, target_name  # noqa: E402
 from tests.test_mlp import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
 
@@ -64,49 +64,40 @@ FUNCTION = {"forward": "swiglu_forward", "backward": "swiglu_backward"}
 
 # ------------------------------------------------------------------------------------ helpers
 
-class _Unassembled:
-    """A backend for kernels that could not be taken out of their file: every probe reports why."""
+class _StudentKernels:
+    """Backend for the kernel tests: the student's kernels in the stub's launch code, run in a process of
+    their own (``launch``; sandboxed under the grader). A probe of a kernel that could not be taken out
+    of the file (still the stub, another signature, not Triton language) reports why, without running."""
 
-    def __init__(self, display: str, error: KernelSourceError) -> None:
-        self.display = display
-        self.error = {"stage": "the kernels", "type": "KernelSourceError", "message": str(error), "where": "",
-                      "not_implemented": error.not_implemented}
-
-    def describe(self, exercise: str) -> str:
-        return self.display
-
-    def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
-        return {"error": self.error}
-
-
-class _AsStudentFile:
-    """A backend whose messages name the student's file, not the assembled copy it runs."""
-
-    def __init__(self, backend, display: str) -> None:
-        self.backend, self.display = backend, display
+    def __init__(self, display: str, problems: dict, launch) -> None:
+        self.display, self.launch = display, launch
+        self.errors = {op: {"stage": KERNEL[op][0], "type": "KernelSourceError", "message": str(problems[name]),
+                            "where": "", "not_implemented": problems[name].not_implemented, "as_is": True}
+                       for op, (name, _) in KERNEL.items() if name in problems}
 
     def describe(self, exercise: str) -> str:
         return self.display
 
     def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
-        return self.backend.call(exercise, probe_name, **kwargs)
+        ops = [kwargs["op"]] if "op" in kwargs else [case["op"] for case in kwargs.get("cases", [])]
+        for op in ops:
+            if op in self.errors:
+                return {"error": self.errors[op]}
+        return self.launch.call(exercise, probe_name, **kwargs)
 
 
 @pytest.fixture(scope="session")
 def kernels(pytestconfig, target, tmp_path_factory) -> Target:
-    """The student's two kernels alone, in the reference's launch code (grader/kernel_source.py), run
-    where the target's code runs (a child process; sandboxed under the grader). The kernel tests
-    judge what this computes, so the kernels must do the work: no Python of the student's runs here."""
+    """The student's two kernels alone, launched by the reference's launch code (grader/kernel_source.py)
+    on the tensors the test picks. The kernel tests judge what this computes, so the kernels must do
+    the work: no Python of the student's runs there."""
     name = target_name(pytestconfig)
     sandboxed = name.startswith(SANDBOX_PREFIX)
     folder = tmp_path_factory.mktemp("kernels")
-    try:
-        assemble_file(exercise_file(name.removeprefix(SANDBOX_PREFIX), EXERCISE),
-                      exercise_file("reference", EXERCISE), target.where(EXERCISE), folder / f"{EXERCISE}.py")
-    except KernelSourceError as error:
-        return Target(_Unassembled(target.where(EXERCISE), error))
-    return Target(_AsStudentFile(make_backend(f"{SANDBOX_PREFIX if sandboxed else ''}{folder}"),
-                                 target.where(EXERCISE)))
+    assembled = assemble_file(exercise_file(name.removeprefix(SANDBOX_PREFIX), EXERCISE),
+                              exercise_file("reference", EXERCISE), target.where(EXERCISE), folder / f"{EXERCISE}.py")
+    launch = make_backend(f"{SANDBOX_PREFIX if sandboxed else ''}{folder}") if assembled.source else None
+    return Target(_StudentKernels(target.where(EXERCISE), assembled.problems, launch))
 
 
 def draw(gen, shape, dtype, scale=1.0) -> torch.Tensor:
@@ -450,27 +441,58 @@ def test_backward_empty(target, gen, device):
 
 # ---------------------------------------------------------------------- what the kernels touch
 
+# The student's launch code: the same inputs through swiglu_forward / swiglu_backward and through the
+# student's kernel launched by the stub's launch code must give the same tensors. (shape, dtype, layout)
+LAUNCH_CASES = {"contiguous": ((9, 31), torch.float32, "contiguous"),
+                "chunk-bfloat16": ((3, 5, 31), torch.bfloat16, "chunk"),
+                "strided": ((9, 31), torch.float32, "strided")}
+
+
+def same_as_kernel(got: torch.Tensor, launched: torch.Tensor) -> bool:
+    """The same tensor, NaN where it is NaN; a GPU may round a differently compiled launch differently."""
+    if got.shape != launched.shape or got.dtype != launched.dtype:
+        return False
+    if not torch.equal(got.isnan(), launched.isnan()):
+        return False
+    finite = ~got.isnan()
+    return not bool(rounding_errors(got[finite], launched[finite], roundings=1.0).any())
+
+
 @pytest.mark.points(1)
+@pytest.mark.parametrize("case", LAUNCH_CASES.keys())
 @pytest.mark.parametrize("op", ["forward", "backward"])
-def test_kernels_launched(target, kernels, gen, op, device):
-    # The same inputs through the student's function and through its kernel launched by the
-    # reference's launch code: what the function returns must be what the kernel computes.
+def test_kernels_launched(target, kernels, gen, op, case, device):
+    shape, dtype, layout = LAUNCH_CASES[case]
+    grad_out_layout = "contiguous" if layout == "chunk" else layout
     drawn = gen.get_state()
-    evidence, *_ = run_kernels(target, gen, op, (9, 31), device=device)
+    evidence, gate, *_ = run_kernels(target, gen, op, shape, dtype, layout, grad_out_layout, device)
     expect_kernels_launched(target, evidence, op, todo=KERNEL[op][1])
-    for name, written in evidence["written_by_kernel"].items():
-        if not written:
+    names = ("out",) if op == "forward" else ("grad_gate", "grad_value")
+    for name in names:
+        expect_shape(evidence[name].shape, gate.shape, f"{FUNCTION[op]}'s {name} for {layout} inputs of shape {shape}",
+                     "each result has the inputs' shape")
+        check_dtype(target, op, evidence[name], dtype, name)
+        if not evidence["written_by_kernel"][name]:
             fail(f"{FUNCTION[op]} returned a tensor ({name}) that no Triton kernel of {target.where(EXERCISE)}"
-                 " was given:"
-                 f" the work must be done by Triton kernels launched from the exercise module; pass the"
+                 f" was given: the work must be done by Triton kernels launched from the exercise module; pass the"
                  f" tensor you return to the kernel ({name}_ptr) and let the kernel write it")
     gen.set_state(drawn)
-    launched, *_ = run_kernels(kernels, gen, op, (9, 31), device=device)
-    for name in ("out",) if op == "forward" else ("grad_gate", "grad_value"):
-        if not torch.equal(evidence[name].nan_to_num(7.0), launched[name].nan_to_num(7.0)):
-            fail(f"{FUNCTION[op]} returned {name}, which is not what {kernel_where(target, op)} computes when the"
-                 f" exercise's launch code runs it on the same inputs [{describe_mismatch(evidence[name], launched[name])}]:"
-                 " the result must be the kernel's, computed by the kernel (keep the scaffolding's launch as it is)")
+    launched, *_ = run_kernels(kernels, gen, op, shape, dtype, layout, grad_out_layout, device)
+    for name in names:
+        got, want = evidence[name], launched[name]
+        if same_as_kernel(got, want):
+            continue
+        what = (f"{FUNCTION[op]} returned {name}, which is not what {kernel_where(target, op)} computes when the"
+                f" stub's launch code runs it on the same {layout} {dtype} inputs")
+        unwritten = unwritten_hint(got, want, layout)
+        if unwritten:
+            fail(f"{what}: {unwritten}")
+        left = int((want.isnan() & ~got.isnan()).sum())
+        if left:
+            fail(f"{what} (there the kernel leaves {left} of {want.numel()} elements unwritten): the values must be"
+                 " the kernel's, computed by the kernel, not by PyTorch")
+        fail(f"{what} [{describe_mismatch(got, want)}]: return the tensor the kernel wrote, and launch it as the"
+             " stub's launch code does")
 
 
 BOUNDS_CASES = [((1000,), "contiguous"), ((1,), "contiguous"), ((5, 37), "chunk")]
@@ -545,7 +567,8 @@ def check_autograd(target, evidence: dict, grad_out, gate, value) -> None:
                 hint = ("the gradients come back swapped: SwiGLUFunction.backward returns them in the order of"
                         f" forward's inputs, (grad_gate, grad_value) (TODO 4 in {here})")
             else:
-                hint = "test_backward_float32 and test_backward_16bit check the kernel itself; fix those first"
+                hint = unwritten_hint(got, want) or ("test_backward_float32 and test_backward_16bit check the kernel"
+                                                     " alone; fix those first")
         expect_rounded(got, want, f"swiglu: {name} by autograd in {gate.dtype}", hint, **tol)
 
 
