@@ -5,6 +5,16 @@ Run: ``pytest tests/test_triton_swiglu.py`` (this task alone: ``-m swiglu``). On
 run natively; without one they run in Triton's interpreter, which the suite switches on by itself
 (``grader/probes.py``). Where Triton cannot be installed (macOS, Windows) the whole module is skipped.
 
+Two targets, so that the points for a working kernel come from the kernel alone:
+
+* ``kernels``: the student's ``_swiglu_forward_kernel`` and ``_swiglu_backward_kernel``, read out of the
+  file without running it, checked to be Triton language with the stub's parameters, and launched by
+  the reference's launch code in a process of their own (``grader/kernel_source.py``). The kernel
+  tests (forward/backward in float32, 16 bits and other layouts; memory bounds) run on this.
+* ``target``: the student's file as it is. The launch tests (``test_kernels_launched``: the functions
+  launch the student's kernels and return what the ``kernels`` target computes on the same inputs),
+  the empty, in-place, autograd and block tests run on this.
+
 Kernel outputs are compared with the float64 formula evaluated on the very inputs the kernels got:
 
 * float32: within 2**-18 relative (32 units in the last place), plus 2**-20 of the largest value for
@@ -25,6 +35,7 @@ Kernel outputs are compared with the float64 formula evaluated on the very input
 from __future__ import annotations
 
 import math
+import threading
 
 import pytest
 import torch
@@ -78,6 +89,10 @@ class _StudentKernels:
     def describe(self, exercise: str) -> str:
         return self.display
 
+    def warm(self, exercise: str, task: str) -> None:
+        if self.launch is not None:
+            self.launch.warm(exercise, task)
+
     def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
         ops = [kwargs["op"]] if "op" in kwargs else [case["op"] for case in kwargs.get("cases", [])]
         for op in ops:
@@ -98,6 +113,19 @@ def kernels(pytestconfig, target, tmp_path_factory) -> Target:
                               exercise_file("reference", EXERCISE), target.where(EXERCISE), folder / f"{EXERCISE}.py")
     launch = make_backend(f"{SANDBOX_PREFIX if sandboxed else ''}{folder}") if assembled.source else None
     return Target(_StudentKernels(target.where(EXERCISE), assembled.problems, launch))
+
+
+def _start(backend: Target) -> None:
+    backend.warm(EXERCISE, "swiglu")
+    threading.Event().wait()  # and stay: a child process dies with the thread that started it
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _start_both_processes(target, kernels) -> None:
+    """The student's file and the student's kernels run in a process each; each start imports torch and
+    triton (seconds), so both start at once, side by side, before the first test needs one."""
+    for backend in (target, kernels):
+        threading.Thread(target=_start, args=(backend,), daemon=True, name=f"start {backend.where(EXERCISE)}").start()
 
 
 def draw(gen, shape, dtype, scale=1.0) -> torch.Tensor:
