@@ -143,7 +143,7 @@ def assemble(student: str, reference: str, display: str) -> Assembled:
     try:
         tree = ast.parse(student)
     except SyntaxError as exc:
-        problem = KernelSourceError(f"cannot read the kernels of {display}: SyntaxError: {exc.msg} (line {exc.lineno})")
+        problem = KernelSourceError(f"could not import {display}: SyntaxError: {exc.msg} (line {exc.lineno})")
         return Assembled("", dict.fromkeys(KERNELS, problem))
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     jitted = {name for name, n in functions.items() if _is_jit(n)}
