@@ -21,6 +21,10 @@ How the kernels see the tensors (the scaffolding below prepares this; read it on
 * the launch grid is flat: ``n_rows * cdiv(n_cols, BLOCK_SIZE)`` programs, each doing BLOCK_SIZE
   consecutive columns of one row. The last block of a row usually runs past ``n_cols``.
 * compute in ``COMPUTE_DTYPE`` (float32; float64 for float64 tensors) and round once, when storing.
+
+The kernel tests launch your two kernels themselves, with this file's launch code, on tensors they
+pick: keep the kernels' names and parameters as the stub gives them. A kernel body is Triton language
+only (``tl.*``, its parameters and local names, other ``@triton.jit`` functions of this file).
 """
 
 from __future__ import annotations
@@ -156,7 +160,7 @@ def swiglu_forward(gate: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
     _check_tensor(value, "value")
     _check_same(value, "value", gate, "gate")
     # Delete the next line once _swiglu_forward_kernel is written.
-    raise NotImplementedError(f"swiglu_forward: TODO 1 in {HERE} (write _swiglu_forward_kernel)")
+    raise NotImplementedError(f"swiglu_forward: TODO 1 in {HERE} (write _swiglu_forward_kernel, then delete this line)")
     out = torch.empty(gate.shape, dtype=gate.dtype, device=gate.device)
     if gate.numel() == 0:
         return out
@@ -180,7 +184,7 @@ def swiglu_backward(grad_out: torch.Tensor, gate: torch.Tensor, value: torch.Ten
     _check_same(value, "value", gate, "gate")
     _check_same(grad_out, "grad_out", gate, "gate")
     # Delete the next line once _swiglu_backward_kernel is written.
-    raise NotImplementedError(f"swiglu_backward: TODO 2 in {HERE} (write _swiglu_backward_kernel)")
+    raise NotImplementedError(f"swiglu_backward: TODO 2 in {HERE} (write _swiglu_backward_kernel, then delete this line)")
     grad_gate = torch.empty(gate.shape, dtype=gate.dtype, device=gate.device)
     grad_value = torch.empty(gate.shape, dtype=gate.dtype, device=gate.device)
     if gate.numel() == 0:

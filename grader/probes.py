@@ -680,15 +680,25 @@ class _NaNForFreshMemory:
         self._saved = (torch.are_deterministic_algorithms_enabled(),
                        torch.is_deterministic_algorithms_warn_only_enabled(),
                        deterministic.fill_uninitialized_memory)
-        torch.use_deterministic_algorithms(True, warn_only=True)  # warn_only: no op is refused
+        _deterministic(True, warn_only=True)  # warn_only: no op is refused
         deterministic.fill_uninitialized_memory = True
 
     def __exit__(self, *exc_info) -> None:
         import torch.utils.deterministic as deterministic
 
         enabled, warn_only, fill = self._saved
-        torch.use_deterministic_algorithms(enabled, warn_only=warn_only)
+        _deterministic(enabled, warn_only=warn_only)
         deterministic.fill_uninitialized_memory = fill
+
+
+def _deterministic(mode: bool, warn_only: bool) -> None:
+    """torch.use_deterministic_algorithms without its first-call import of torch._inductor (seconds,
+    spent inside a timed call): the flag for torch.compile is no concern of the probes."""
+    setter = getattr(torch._C, "_set_deterministic_algorithms", None)
+    if setter is None:
+        torch.use_deterministic_algorithms(mode, warn_only=warn_only)
+    else:
+        setter(mode, warn_only=warn_only)
 
 
 def _cpu(t: object) -> object:

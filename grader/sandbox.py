@@ -708,6 +708,22 @@ class ChildBackend:
 
             return self._judge_reply(payload, probe_name, evidence_checks.element_allowance(kwargs))
 
+    def warm(self, exercise: str, task: str) -> None:
+        """Start the child and import ``exercise`` now, its time counted for ``task``: a suite may do
+        this in a thread ahead of its first probe, so that two children start side by side. Whatever
+        goes wrong is left for that probe to report, as it would have without this. The thread must
+        outlive the child: a child is killed when the thread that started it ends (PR_SET_PDEATHSIG)."""
+        with self._lock:
+            self.task = task
+            if exercise in self._import_failures or self._budget_left() <= 0:
+                return
+            try:
+                self._ensure_loaded(exercise)
+            except ChildFailure:
+                self._discard_child()
+            except Exception:  # noqa: BLE001 - a GraderError is raised again by the probe that needs the child
+                pass
+
     def _judge_reply(self, payload: bytes, stage: str, max_elements: int) -> dict:
         """The child's reply as evidence, or error evidence; the time it takes is the submission's."""
         from grader import evidence as evidence_checks

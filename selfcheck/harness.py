@@ -11,7 +11,10 @@ public project) or, for a known mistake, only the lines in which it differs from
     EDITS = [("value = self.Wv(x)", "value = self.act(self.Wv(x))")]
 
 each pair a piece of the reference's text (found exactly once) and what replaces it, so the mistake
-reads at a glance and the scaffolding lives in the reference alone (``materialize``).
+reads at a glance and the scaffolding lives in the reference alone (``materialize``). Edits apply in
+order, each to the text the ones before it left; a triple ``(old, new, n)`` replaces a piece found
+exactly ``n`` times (a mask dropped from every ``tl.load``). An edit whose text is not found as often
+as it says fails the variant's check with the edit and the count, so a changed reference shows at once.
 
 mapping a failing test id to a phrase its message must contain. Tests it does not name may pass or
 fail. A correct variant declares ``EXPECT_FAILURES = {}`` and must pass every test.
@@ -120,9 +123,27 @@ def _module_constant(variant: Path, name: str):
     return None
 
 
-def edits(variant: Path) -> list[tuple[str, str]] | None:
+def edits(variant: Path) -> list[tuple] | None:
     """The variant's EDITS of the reference, or None for a whole implementation."""
     return _module_constant(variant, "EDITS")
+
+
+class EditDoesNotApply(ValueError):
+    """A variant's edit whose text the reference no longer holds as often as the edit says."""
+
+
+def apply_edits(source: str, changes: Sequence[tuple], name: str) -> str:
+    """``source`` with ``changes`` applied in order (see the module docstring)."""
+    for number, (old, new, *count) in enumerate(changes, 1):
+        want = count[0] if count else 1
+        found = source.count(old)
+        if found != want:
+            times = "once" if want == 1 else f"{want} times"
+            raise EditDoesNotApply(f"{name}: edit {number} of {len(changes)} does not apply: its text {old!r} occurs"
+                                   f" {found} times in the reference (after the edits before it), not {times};"
+                                   " the reference changed? Update the edit")
+        source = source.replace(old, new)
+    return source
 
 
 def materialize(variant: Path, exercise: str) -> str:
@@ -131,13 +152,8 @@ def materialize(variant: Path, exercise: str) -> str:
     if changes is None:
         return variant.read_text()
     source = (REPO / "solution" / "hidden" / f"reference_{exercise}.py").read_text()
-    for old, new in changes:
-        found = source.count(old)
-        if found != 1:
-            raise ValueError(f"{variant.name}: the edit's text {old!r} occurs {found} times in the reference,"
-                             " not once (the reference changed?)")
-        source = source.replace(old, new)
-    return f"# {variant.name}: the reference with these edits: {[new for _, new in changes]!r}\n{source}"
+    source = apply_edits(source, changes, variant.name)
+    return f"# {variant.name}: the reference with these edits: {[new for _, new, *_ in changes]!r}\n{source}"
 
 
 def run_variant(suite: str, exercise: str, variant: Path, *extra: str,

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from selfcheck.harness import REPO, VARIANTS, run_suite
+from selfcheck.harness import REPO, VARIANTS, materialize, run_suite
 
 ATTACKS_DIR = Path(__file__).resolve().parent / "attacks"
 ATTACKS = sorted(p.name for p in ATTACKS_DIR.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
@@ -83,7 +83,8 @@ def build_batch(folder: Path, attacks: list[str], loopback_port: int = 0) -> Non
     if TRITON_REFERENCE.exists():  # a correct Triton file too, so "correct" means every task
         shutil.copy(TRITON_REFERENCE, folder / "correct" / "triton_swiglu.py")
     (folder / "partial").mkdir()  # MLP right, GLU with the activation on the wrong path
-    shutil.copy(VARIANTS / "mlp_block" / "glu_activation_on_value_path.py", folder / "partial" / "mlp_block.py")
+    partial = materialize(VARIANTS / "mlp_block" / "glu_activation_on_value_path.py", "mlp_block")
+    (folder / "partial" / "mlp_block.py").write_text(partial)
     for submission in ("correct", "partial"):  # the cost task right in both, so only the GLU differs
         shutil.copy(COST_REFERENCE, folder / submission / "mlp_cost.py")
 
@@ -295,7 +296,7 @@ def test_same_files_same_grade(tmp_path):
     """No --seed: the seed comes from the files, so grading twice gives the same seed and score."""
     folder = tmp_path / "submission"
     folder.mkdir()
-    shutil.copy(VARIANTS / "mlp_block" / "default_activation_relu.py", folder / "mlp_block.py")
+    (folder / "mlp_block.py").write_text(materialize(VARIANTS / "mlp_block" / "default_activation_relu.py", "mlp_block"))
     grades = []
     for i in range(2):
         proc, _ = grader(str(folder), "--tasks", "mlp,glu", "--json", str(tmp_path / f"{i}.json"), *LIMITS, cwd=tmp_path)

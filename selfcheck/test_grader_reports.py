@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from selfcheck.harness import REPO, VARIANTS, parallel
+from selfcheck.harness import REPO, VARIANTS, materialize, parallel
 
 EXIT_GRADER_ERROR = 3
 
@@ -25,7 +25,7 @@ def grader(*args: str, cwd: Path = REPO, env: dict | None = None, timeout: float
 
 def submission(folder: Path, variant: str = "glu_activation_on_value_path", triton_source: str | None = None) -> Path:
     folder.mkdir(parents=True)
-    shutil.copy(VARIANTS / "mlp_block" / f"{variant}.py", folder / "mlp_block.py")
+    (folder / "mlp_block.py").write_text(materialize(VARIANTS / "mlp_block" / f"{variant}.py", "mlp_block"))
     if triton_source is not None:
         (folder / "triton_swiglu.py").write_text(triton_source)
     return folder

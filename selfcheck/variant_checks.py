@@ -10,14 +10,15 @@ from a process that has already imported torch; a check then waits for its own r
 
 from __future__ import annotations
 
+import ast
 import functools
 import os
 from typing import Callable, Iterable
 
 import pytest
 
-from selfcheck.harness import (VARIANTS, default_workers, expected_failures, parallel, run_suite, run_variant,
-                               start_preloaded, verdict)
+from selfcheck.harness import (VARIANTS, EditDoesNotApply, default_workers, edits, expected_failures, materialize,
+                               parallel, run_suite, run_variant, start_preloaded, verdict)
 
 WORKERS = default_workers()
 FAST = {"preloaded": True, "threads": max(1, (os.cpu_count() or 1) // WORKERS)}
@@ -48,6 +49,20 @@ def variant_checks(suite: str, exercise: str, *, min_wrong: int, min_correct: in
             first = variant.read_text().splitlines()[0]
             kind = "Wrong: " if expected_failures(variant) else "Correct: "
             assert first.startswith(f'"""{kind}') and first.endswith('"""'), f"{variant.name}: {first}"
+
+    def test_variant_edits_apply():
+        """A variant written as edits of the reference still applies to it and makes valid Python."""
+        problems = []
+        for variant in variants:
+            if edits(variant) is None:
+                continue
+            try:
+                ast.parse(materialize(variant, exercise))
+            except EditDoesNotApply as exc:
+                problems.append(str(exc))
+            except SyntaxError as exc:
+                problems.append(f"{variant.name}: the reference with its edits is not valid Python: {exc}")
+        assert not problems, "\n".join(problems)
 
     def run_for(item: pytest.Item):
         if item.originalname == "test_variant_graded_as_declared":

@@ -26,6 +26,7 @@ whole test run down with it. In a child, a crash or a hang becomes one failing t
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from types import ModuleType
 
@@ -98,11 +99,16 @@ class IsolatingBackend:
         self.target = target
         self.local = LocalBackend(target)
         self._child = None  # started on the first call of an isolated exercise, not before
+        self._making = threading.Lock()  # warm() may ask for the child from another thread
         self.task = ""
 
     def _backend(self, exercise: str):
         if exercise not in ISOLATED_EXERCISES:
             return self.local
+        with self._making:
+            return self._child_backend(exercise)
+
+    def _child_backend(self, exercise: str):
         if self._child is None:
             from grader.sandbox import ChildBackend
 
@@ -120,6 +126,11 @@ class IsolatingBackend:
     def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
         return self._backend(exercise).call(exercise, probe_name, **kwargs)
 
+    def warm(self, exercise: str, task: str) -> None:
+        backend = self._backend(exercise)
+        if backend is not self.local:
+            backend.warm(exercise, task)
+
 
 def make_backend(target: str):
     """The backend for ``--target``: the one place that decides where code under test runs."""
@@ -134,6 +145,8 @@ def format_error(error: dict) -> str:
     """One line a stuck student can act on."""
     if error.get("not_implemented"):
         return f"not implemented yet: {error['message'] or error['stage']}"
+    if error.get("as_is"):  # written by the suite itself, already one line for the student
+        return error["message"]
     if error["stage"].startswith("import "):
         where = f" ({error['where']})" if error.get("where") else ""
         return f"could not {error['stage']}: {error['type']}: {error['message']}{where}"
@@ -163,6 +176,12 @@ class Target:
 
     def where(self, exercise: str) -> str:
         return self.backend.describe(exercise)
+
+    def warm(self, exercise: str, task: str) -> None:
+        """Where the code runs in a child: start it and import ``exercise`` now (see ChildBackend.warm)."""
+        warm = getattr(self.backend, "warm", None)
+        if warm is not None:
+            warm(exercise, task)
 
     def evidence(self, exercise: str, probe_name: str, **kwargs) -> dict:
         """The raw evidence, errors included (for tests that expect an error)."""

@@ -5,6 +5,16 @@ Run: ``pytest tests/test_triton_swiglu.py`` (this task alone: ``-m swiglu``). On
 run natively; without one they run in Triton's interpreter, which the suite switches on by itself
 (``grader/probes.py``). Where Triton cannot be installed (macOS, Windows) the whole module is skipped.
 
+Two targets, so that the points for a working kernel come from the kernel alone:
+
+* ``kernels``: the student's ``_swiglu_forward_kernel`` and ``_swiglu_backward_kernel``, read out of the
+  file without running it, checked to be Triton language with the stub's parameters, and launched by
+  the reference's launch code in a process of their own (``grader/kernel_source.py``). The kernel
+  tests (forward/backward in float32, 16 bits and other layouts; memory bounds) run on this.
+* ``target``: the student's file as it is. The launch tests (``test_kernels_launched``: the functions
+  launch the student's kernels and return what the ``kernels`` target computes on the same inputs),
+  the empty, in-place, autograd and block tests run on this.
+
 Kernel outputs are compared with the float64 formula evaluated on the very inputs the kernels got:
 
 * float32: within 2**-18 relative (32 units in the last place), plus 2**-20 of the largest value for
@@ -25,6 +35,7 @@ Kernel outputs are compared with the float64 formula evaluated on the very input
 from __future__ import annotations
 
 import math
+import threading
 
 import pytest
 import torch
@@ -34,9 +45,10 @@ pytest.importorskip(
     "triton", reason="Triton is not installed: it ships for Linux only, so the fused SwiGLU exercise"
                      " cannot run on macOS or Windows (the other suites do)")
 
-from tests.checks import (BLOCKS, Block, expect_close, expect_rounded, expect_shape, fail,  # noqa: E402
+from tests.checks import (BLOCKS, Block, describe_mismatch, expect_close, expect_rounded, expect_shape, fail,  # noqa: E402
                           is_close, rounding_errors, ulp)
-from tests.seam import format_error  # noqa: E402
+from grader.kernel_source import assemble_file  # noqa: E402
+from tests.seam import SANDBOX_PREFIX, Target, exercise_file, format_error, make_backend, target_name  # noqa: E402
 from tests.test_mlp import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
 
 pytestmark = pytest.mark.swiglu
@@ -62,6 +74,59 @@ FUNCTION = {"forward": "swiglu_forward", "backward": "swiglu_backward"}
 
 
 # ------------------------------------------------------------------------------------ helpers
+
+class _StudentKernels:
+    """Backend for the kernel tests: the student's kernels in the stub's launch code, run in a process of
+    their own (``launch``; sandboxed under the grader). A probe of a kernel that could not be taken out
+    of the file (still the stub, another signature, not Triton language) reports why, without running."""
+
+    def __init__(self, display: str, problems: dict, launch) -> None:
+        self.display, self.launch = display, launch
+        self.errors = {op: {"stage": KERNEL[op][0], "type": "KernelSourceError", "message": str(problems[name]),
+                            "where": "", "not_implemented": problems[name].not_implemented, "as_is": True}
+                       for op, (name, _) in KERNEL.items() if name in problems}
+
+    def describe(self, exercise: str) -> str:
+        return self.display
+
+    def warm(self, exercise: str, task: str) -> None:
+        if self.launch is not None:
+            self.launch.warm(exercise, task)
+
+    def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
+        ops = [kwargs["op"]] if "op" in kwargs else [case["op"] for case in kwargs.get("cases", [])]
+        for op in ops:
+            if op in self.errors:
+                return {"error": self.errors[op]}
+        return self.launch.call(exercise, probe_name, **kwargs)
+
+
+@pytest.fixture(scope="session")
+def kernels(pytestconfig, target, tmp_path_factory) -> Target:
+    """The student's two kernels alone, launched by the reference's launch code (grader/kernel_source.py)
+    on the tensors the test picks. The kernel tests judge what this computes, so the kernels must do
+    the work: no Python of the student's runs there."""
+    name = target_name(pytestconfig)
+    sandboxed = name.startswith(SANDBOX_PREFIX)
+    folder = tmp_path_factory.mktemp("kernels")
+    assembled = assemble_file(exercise_file(name.removeprefix(SANDBOX_PREFIX), EXERCISE),
+                              exercise_file("reference", EXERCISE), target.where(EXERCISE), folder / f"{EXERCISE}.py")
+    launch = make_backend(f"{SANDBOX_PREFIX if sandboxed else ''}{folder}") if assembled.source else None
+    return Target(_StudentKernels(target.where(EXERCISE), assembled.problems, launch))
+
+
+def _start(backend: Target) -> None:
+    backend.warm(EXERCISE, "swiglu")
+    threading.Event().wait()  # and stay: a child process dies with the thread that started it
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _start_both_processes(target, kernels) -> None:
+    """The student's file and the student's kernels run in a process each; each start imports torch and
+    triton (seconds), so both start at once, side by side, before the first test needs one."""
+    for backend in (target, kernels):
+        threading.Thread(target=_start, args=(backend,), daemon=True, name=f"start {backend.where(EXERCISE)}").start()
+
 
 def draw(gen, shape, dtype, scale=1.0) -> torch.Tensor:
     return (torch.randn(shape, generator=gen, dtype=torch.float64) * scale).to(dtype)
@@ -334,24 +399,24 @@ def check_backward(target, evidence, grad_out, gate, value, layout="contiguous")
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("shape", SHAPES.values(), ids=SHAPES.keys())
-def test_forward_float32(target, gen, shape, device):
-    evidence, gate, value, _ = run_kernels(target, gen, "forward", shape, device=device)
-    check_forward(target, evidence, gate, value)
+def test_forward_float32(kernels, gen, shape, device):
+    evidence, gate, value, _ = run_kernels(kernels, gen, "forward", shape, device=device)
+    check_forward(kernels, evidence, gate, value)
 
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
-def test_forward_16bit(target, gen, dtype, device):
-    evidence, gate, value, _ = run_kernels(target, gen, "forward", HALF_SHAPE, dtype=dtype, device=device)
-    check_forward(target, evidence, gate, value)
+def test_forward_16bit(kernels, gen, dtype, device):
+    evidence, gate, value, _ = run_kernels(kernels, gen, "forward", HALF_SHAPE, dtype=dtype, device=device)
+    check_forward(kernels, evidence, gate, value)
 
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("layout", LAYOUT_SHAPES.keys())
-def test_forward_noncontiguous(target, gen, layout, device):
-    evidence, gate, value, _ = run_kernels(target, gen, "forward", LAYOUT_SHAPES[layout], layout=layout,
+def test_forward_noncontiguous(kernels, gen, layout, device):
+    evidence, gate, value, _ = run_kernels(kernels, gen, "forward", LAYOUT_SHAPES[layout], layout=layout,
                                            device=device)
-    check_forward(target, evidence, gate, value, layout)
+    check_forward(kernels, evidence, gate, value, layout)
 
 
 @pytest.mark.points(1)
@@ -367,29 +432,29 @@ def test_forward_empty(target, gen, device):
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("shape", SHAPES.values(), ids=SHAPES.keys())
-def test_backward_float32(target, gen, shape, device):
-    evidence, gate, value, grad_out = run_kernels(target, gen, "backward", shape, device=device)
-    check_backward(target, evidence, grad_out, gate, value)
+def test_backward_float32(kernels, gen, shape, device):
+    evidence, gate, value, grad_out = run_kernels(kernels, gen, "backward", shape, device=device)
+    check_backward(kernels, evidence, grad_out, gate, value)
 
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
-def test_backward_16bit(target, gen, dtype, device):
-    evidence, gate, value, grad_out = run_kernels(target, gen, "backward", HALF_SHAPE, dtype=dtype, device=device)
-    check_backward(target, evidence, grad_out, gate, value)
+def test_backward_16bit(kernels, gen, dtype, device):
+    evidence, gate, value, grad_out = run_kernels(kernels, gen, "backward", HALF_SHAPE, dtype=dtype, device=device)
+    check_backward(kernels, evidence, grad_out, gate, value)
 
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("layout", [*LAYOUT_SHAPES.keys(), "grad_out_expanded"])
-def test_backward_noncontiguous(target, gen, layout, device):
+def test_backward_noncontiguous(kernels, gen, layout, device):
     shape = LAYOUT_SHAPES.get(layout, (5, 7, 9))
     grad_out_layout = "expanded" if layout == "grad_out_expanded" else layout
     input_layout = "contiguous" if layout == "grad_out_expanded" else layout
     if layout == "chunk":
         grad_out_layout = "contiguous"  # grad_out is the gradient of out, which is contiguous
-    evidence, gate, value, grad_out = run_kernels(target, gen, "backward", shape, layout=input_layout,
+    evidence, gate, value, grad_out = run_kernels(kernels, gen, "backward", shape, layout=input_layout,
                                                   grad_out_layout=grad_out_layout, device=device)
-    check_backward(target, evidence, grad_out, gate, value, input_layout)
+    check_backward(kernels, evidence, grad_out, gate, value, input_layout)
 
 
 @pytest.mark.points(1)
@@ -404,17 +469,58 @@ def test_backward_empty(target, gen, device):
 
 # ---------------------------------------------------------------------- what the kernels touch
 
+# The student's launch code: the same inputs through swiglu_forward / swiglu_backward and through the
+# student's kernel launched by the stub's launch code must give the same tensors. (shape, dtype, layout)
+LAUNCH_CASES = {"contiguous": ((9, 31), torch.float32, "contiguous"),
+                "chunk-bfloat16": ((3, 5, 31), torch.bfloat16, "chunk"),
+                "strided": ((9, 31), torch.float32, "strided")}
+
+
+def same_as_kernel(got: torch.Tensor, launched: torch.Tensor) -> bool:
+    """The same tensor, NaN where it is NaN; a GPU may round a differently compiled launch differently."""
+    if got.shape != launched.shape or got.dtype != launched.dtype:
+        return False
+    if not torch.equal(got.isnan(), launched.isnan()):
+        return False
+    finite = ~got.isnan()
+    return not bool(rounding_errors(got[finite], launched[finite], roundings=1.0).any())
+
+
 @pytest.mark.points(1)
+@pytest.mark.parametrize("case", LAUNCH_CASES.keys())
 @pytest.mark.parametrize("op", ["forward", "backward"])
-def test_kernels_launched(target, gen, op, device):
-    evidence, *_ = run_kernels(target, gen, op, (9, 31), device=device)
+def test_kernels_launched(target, kernels, gen, op, case, device):
+    shape, dtype, layout = LAUNCH_CASES[case]
+    grad_out_layout = "contiguous" if layout == "chunk" else layout
+    drawn = gen.get_state()
+    evidence, gate, *_ = run_kernels(target, gen, op, shape, dtype, layout, grad_out_layout, device)
     expect_kernels_launched(target, evidence, op, todo=KERNEL[op][1])
-    for name, written in evidence["written_by_kernel"].items():
-        if not written:
+    names = ("out",) if op == "forward" else ("grad_gate", "grad_value")
+    for name in names:
+        expect_shape(evidence[name].shape, gate.shape, f"{FUNCTION[op]}'s {name} for {layout} inputs of shape {shape}",
+                     "each result has the inputs' shape")
+        check_dtype(target, op, evidence[name], dtype, name)
+        if not evidence["written_by_kernel"][name]:
             fail(f"{FUNCTION[op]} returned a tensor ({name}) that no Triton kernel of {target.where(EXERCISE)}"
-                 " was given:"
-                 f" the work must be done by Triton kernels launched from the exercise module; pass the"
+                 f" was given: the work must be done by Triton kernels launched from the exercise module; pass the"
                  f" tensor you return to the kernel ({name}_ptr) and let the kernel write it")
+    gen.set_state(drawn)
+    launched, *_ = run_kernels(kernels, gen, op, shape, dtype, layout, grad_out_layout, device)
+    for name in names:
+        got, want = evidence[name], launched[name]
+        if same_as_kernel(got, want):
+            continue
+        what = (f"{FUNCTION[op]} returned {name}, which is not what {kernel_where(target, op)} computes when the"
+                f" stub's launch code runs it on the same {layout} {dtype} inputs")
+        unwritten = unwritten_hint(got, want, layout)
+        if unwritten:
+            fail(f"{what}: {unwritten}")
+        left = int((want.isnan() & ~got.isnan()).sum())
+        if left:
+            fail(f"{what} (there the kernel leaves {left} of {want.numel()} elements unwritten): the values must be"
+                 " the kernel's, computed by the kernel, not by PyTorch")
+        fail(f"{what} [{describe_mismatch(got, want)}]: return the tensor the kernel wrote, and launch it as the"
+             " stub's launch code does")
 
 
 BOUNDS_CASES = [((1000,), "contiguous"), ((1,), "contiguous"), ((5, 37), "chunk")]
@@ -422,7 +528,7 @@ BOUNDS_CASES = [((1000,), "contiguous"), ((1,), "contiguous"), ((5, 37), "chunk"
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("op", ["forward", "backward"])
-def test_memory_stays_in_bounds(target, gen, op):
+def test_memory_stays_in_bounds(kernels, gen, op):
     # Sizes just short of a block, a single element, and rows of a chunked tensor: the last block of
     # every row runs past its end. The kernels run under the interpreter here (in a separate Python
     # on a GPU machine), where every tl.load and tl.store is checked before it happens.
@@ -431,13 +537,13 @@ def test_memory_stays_in_bounds(target, gen, op):
         gate, value = draw(gen, shape, torch.float32, GATE_SCALE), draw(gen, shape, torch.float32)
         grad_out = draw(gen, shape, torch.float32) if op == "backward" else None
         cases.append({"op": op, "gate": gate, "value": value, "grad_out": grad_out, "layout": layout})
-    results = target.probe(EXERCISE, "swiglu_bounds", cases=cases)["results"]
+    results = kernels.probe(EXERCISE, "swiglu_bounds", cases=cases)["results"]
     for (shape, layout), evidence in zip(BOUNDS_CASES, results):
         if "error" in evidence:
             fail(f"{format_error(evidence['error'])} (inputs of shape {shape}, {layout})")
-        expect_kernels_launched(target, evidence, op, todo=KERNEL[op][1])
+        expect_kernels_launched(kernels, evidence, op, todo=KERNEL[op][1])
         if evidence["guards_touched"]:
-            fail(f"{kernel_where(target, op)} wrote next to its inputs ({', '.join(evidence['guards_touched'])},"
+            fail(f"{kernel_where(kernels, op)} wrote next to its inputs ({', '.join(evidence['guards_touched'])},"
                  f" shape {shape}, {layout}): the memory around them changed; missing mask on tl.store, or a"
                  f" store through the wrong pointer")
 
@@ -489,7 +595,8 @@ def check_autograd(target, evidence: dict, grad_out, gate, value) -> None:
                 hint = ("the gradients come back swapped: SwiGLUFunction.backward returns them in the order of"
                         f" forward's inputs, (grad_gate, grad_value) (TODO 4 in {here})")
             else:
-                hint = "test_backward_float32 and test_backward_16bit check the kernel itself; fix those first"
+                hint = unwritten_hint(got, want) or ("test_backward_float32 and test_backward_16bit check the kernel"
+                                                     " alone; fix those first")
         expect_rounded(got, want, f"swiglu: {name} by autograd in {gate.dtype}", hint, **tol)
 
 

@@ -1,4 +1,4 @@
-"""Correct: copies every input with .contiguous() and runs a flat 1-D kernel of 256-element blocks."""
+"""Correct: copies every input with .contiguous() and launches the kernels on one row of every element, in 256-element blocks."""
 
 import os
 
@@ -17,36 +17,36 @@ BLOCK = 256
 
 
 @triton.jit
-def swiglu_fwd_kernel(gate_ptr, value_ptr, out_ptr, n, IS_FP64: tl.constexpr, BLOCK: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    inside = offsets < n
-    gate = tl.load(gate_ptr + offsets, mask=inside)
-    value = tl.load(value_ptr + offsets, mask=inside)
-    if IS_FP64:
-        gate = gate.to(tl.float64)
-        value = value.to(tl.float64)
-    else:
-        gate = gate.to(tl.float32)
-        value = value.to(tl.float32)
-    tl.store(out_ptr + offsets, (gate * tl.sigmoid(gate) * value).to(out_ptr.dtype.element_ty), mask=inside)
+def _swiglu_forward_kernel(gate_ptr, value_ptr, out_ptr, gate_row_stride, value_row_stride, out_row_stride,
+                           n_cols, COMPUTE_DTYPE: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    blocks = tl.cdiv(n_cols, BLOCK_SIZE)
+    row = (tl.program_id(0) // blocks).to(tl.int64)
+    offsets = (tl.program_id(0) % blocks) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    inside = offsets < n_cols
+    gate = tl.load(gate_ptr + row * gate_row_stride + offsets, mask=inside)
+    value = tl.load(value_ptr + row * value_row_stride + offsets, mask=inside)
+    gate, value = gate.to(COMPUTE_DTYPE), value.to(COMPUTE_DTYPE)
+    tl.store(out_ptr + row * out_row_stride + offsets, (gate * tl.sigmoid(gate) * value).to(out_ptr.dtype.element_ty),
+             mask=inside)
 
 
 @triton.jit
-def swiglu_bwd_kernel(grad_ptr, gate_ptr, value_ptr, grad_gate_ptr, grad_value_ptr, n,
-                      IS_FP64: tl.constexpr, BLOCK: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    inside = offsets < n
-    grad = tl.load(grad_ptr + offsets, mask=inside)
-    gate = tl.load(gate_ptr + offsets, mask=inside)
-    value = tl.load(value_ptr + offsets, mask=inside)
-    if IS_FP64:
-        grad, gate, value = grad.to(tl.float64), gate.to(tl.float64), value.to(tl.float64)
-    else:
-        grad, gate, value = grad.to(tl.float32), gate.to(tl.float32), value.to(tl.float32)
+def _swiglu_backward_kernel(grad_out_ptr, gate_ptr, value_ptr, grad_gate_ptr, grad_value_ptr, grad_out_row_stride,
+                            gate_row_stride, value_row_stride, grad_gate_row_stride, grad_value_row_stride, n_cols,
+                            COMPUTE_DTYPE: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    blocks = tl.cdiv(n_cols, BLOCK_SIZE)
+    row = (tl.program_id(0) // blocks).to(tl.int64)
+    offsets = (tl.program_id(0) % blocks) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    inside = offsets < n_cols
+    grad = tl.load(grad_out_ptr + row * grad_out_row_stride + offsets, mask=inside).to(COMPUTE_DTYPE)
+    gate = tl.load(gate_ptr + row * gate_row_stride + offsets, mask=inside).to(COMPUTE_DTYPE)
+    value = tl.load(value_ptr + row * value_row_stride + offsets, mask=inside).to(COMPUTE_DTYPE)
     sig = tl.sigmoid(gate)
     dsilu = sig * (1.0 + gate - gate * sig)
-    tl.store(grad_gate_ptr + offsets, (grad * value * dsilu).to(grad_gate_ptr.dtype.element_ty), mask=inside)
-    tl.store(grad_value_ptr + offsets, (grad * gate * sig).to(grad_value_ptr.dtype.element_ty), mask=inside)
+    tl.store(grad_gate_ptr + row * grad_gate_row_stride + offsets,
+             (grad * value * dsilu).to(grad_gate_ptr.dtype.element_ty), mask=inside)
+    tl.store(grad_value_ptr + row * grad_value_row_stride + offsets,
+             (grad * gate * sig).to(grad_value_ptr.dtype.element_ty), mask=inside)
 
 
 def _check(name, t, like=None, like_name=""):
@@ -58,6 +58,10 @@ def _check(name, t, like=None, like_name=""):
         raise TypeError(f"{name} must have the dtype of {like_name}")
 
 
+def _wide(dtype):
+    return tl.float64 if dtype == torch.float64 else tl.float32
+
+
 def swiglu_forward(gate, value):
     _check("gate", gate)
     _check("value", value, gate, "gate")
@@ -65,8 +69,8 @@ def swiglu_forward(gate, value):
     out = torch.empty_like(gate)
     n = gate.numel()
     if n:
-        swiglu_fwd_kernel[(triton.cdiv(n, BLOCK),)](gate, value, out, n, IS_FP64=gate.dtype == torch.float64,
-                                                    BLOCK=BLOCK, num_warps=2)
+        _swiglu_forward_kernel[(triton.cdiv(n, BLOCK),)](gate, value, out, n, n, n, n, COMPUTE_DTYPE=_wide(gate.dtype),
+                                                         BLOCK_SIZE=BLOCK, num_warps=2)
     return out
 
 
@@ -78,8 +82,8 @@ def swiglu_backward(grad_out, gate, value):
     grad_gate, grad_value = torch.empty_like(gate), torch.empty_like(gate)
     n = gate.numel()
     if n:
-        swiglu_bwd_kernel[(triton.cdiv(n, BLOCK),)](grad_out, gate, value, grad_gate, grad_value, n,
-                                                    IS_FP64=gate.dtype == torch.float64, BLOCK=BLOCK, num_warps=2)
+        _swiglu_backward_kernel[(triton.cdiv(n, BLOCK),)](grad_out, gate, value, grad_gate, grad_value, n, n, n, n, n, n,
+                                                          COMPUTE_DTYPE=_wide(gate.dtype), BLOCK_SIZE=BLOCK, num_warps=2)
     return grad_gate, grad_value
 
 

@@ -1,4 +1,4 @@
-"""Correct: a fixed number of programs, each looping over the blocks of a flat view (a grid-stride loop)."""
+"""Correct: at most four programs on one contiguous row, each looping over every fourth block (a grid-stride loop)."""
 
 import os
 
@@ -16,30 +16,39 @@ PROGRAMS = 4
 
 
 @triton.jit
-def _silu_gate_kernel(gate_ptr, value_ptr, out_ptr, n, ACC: tl.constexpr, PROGRAMS: tl.constexpr,
-                      BLOCK_SIZE: tl.constexpr):
-    for start in tl.range(tl.program_id(0) * BLOCK_SIZE, n, PROGRAMS * BLOCK_SIZE):
-        idx = start + tl.arange(0, BLOCK_SIZE)
-        ok = idx < n
-        gate = tl.load(gate_ptr + idx, mask=ok).to(ACC)
-        value = tl.load(value_ptr + idx, mask=ok).to(ACC)
-        tl.store(out_ptr + idx, (value * gate * tl.sigmoid(gate)).to(out_ptr.dtype.element_ty), mask=ok)
+def _swiglu_forward_kernel(gate_ptr, value_ptr, out_ptr, gate_row_stride, value_row_stride, out_row_stride,
+                           n_cols, COMPUTE_DTYPE: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    # Program p of row r starts at block p of the row and steps by the number of programs: with a
+    # program per block (one row or many) that is one block each; with fewer, each loops.
+    blocks = tl.cdiv(n_cols, BLOCK_SIZE)
+    row = (tl.program_id(0) // blocks).to(tl.int64)
+    for block in tl.range(tl.program_id(0) % blocks, blocks, tl.num_programs(0)):
+        idx = block * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+        ok = idx < n_cols
+        gate = tl.load(gate_ptr + row * gate_row_stride + idx, mask=ok).to(COMPUTE_DTYPE)
+        value = tl.load(value_ptr + row * value_row_stride + idx, mask=ok).to(COMPUTE_DTYPE)
+        tl.store(out_ptr + row * out_row_stride + idx, (value * gate * tl.sigmoid(gate)).to(out_ptr.dtype.element_ty),
+                 mask=ok)
 
 
 @triton.jit
-def _silu_gate_grad_kernel(grad_out_ptr, gate_ptr, value_ptr, grad_gate_ptr, grad_value_ptr, n,
-                           ACC: tl.constexpr, PROGRAMS: tl.constexpr, BLOCK_SIZE: tl.constexpr):
-    for start in tl.range(tl.program_id(0) * BLOCK_SIZE, n, PROGRAMS * BLOCK_SIZE):
-        idx = start + tl.arange(0, BLOCK_SIZE)
-        ok = idx < n
-        grad_out = tl.load(grad_out_ptr + idx, mask=ok).to(ACC)
-        gate = tl.load(gate_ptr + idx, mask=ok).to(ACC)
-        value = tl.load(value_ptr + idx, mask=ok).to(ACC)
+def _swiglu_backward_kernel(grad_out_ptr, gate_ptr, value_ptr, grad_gate_ptr, grad_value_ptr, grad_out_row_stride,
+                            gate_row_stride, value_row_stride, grad_gate_row_stride, grad_value_row_stride, n_cols,
+                            COMPUTE_DTYPE: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    blocks = tl.cdiv(n_cols, BLOCK_SIZE)
+    row = (tl.program_id(0) // blocks).to(tl.int64)
+    for block in tl.range(tl.program_id(0) % blocks, blocks, tl.num_programs(0)):
+        idx = block * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+        ok = idx < n_cols
+        grad_out = tl.load(grad_out_ptr + row * grad_out_row_stride + idx, mask=ok).to(COMPUTE_DTYPE)
+        gate = tl.load(gate_ptr + row * gate_row_stride + idx, mask=ok).to(COMPUTE_DTYPE)
+        value = tl.load(value_ptr + row * value_row_stride + idx, mask=ok).to(COMPUTE_DTYPE)
         sig = tl.sigmoid(gate)
         grad_silu = grad_out * value
-        tl.store(grad_gate_ptr + idx, (grad_silu * (sig + gate * sig * (1.0 - sig))).to(grad_gate_ptr.dtype.element_ty),
-                 mask=ok)
-        tl.store(grad_value_ptr + idx, (grad_out * gate * sig).to(grad_value_ptr.dtype.element_ty), mask=ok)
+        tl.store(grad_gate_ptr + row * grad_gate_row_stride + idx,
+                 (grad_silu * (sig + gate * sig * (1.0 - sig))).to(grad_gate_ptr.dtype.element_ty), mask=ok)
+        tl.store(grad_value_ptr + row * grad_value_row_stride + idx,
+                 (grad_out * gate * sig).to(grad_value_ptr.dtype.element_ty), mask=ok)
 
 
 def _flat(t, name, like=None):
@@ -51,19 +60,24 @@ def _flat(t, name, like=None):
         raise ValueError(f"{name}: shape {tuple(t.shape)} differs from gate's {tuple(like.shape)}")
     if like is not None and t.dtype != like.dtype:
         raise TypeError(f"{name}: dtype {t.dtype} differs from gate's {like.dtype}")
-    return t.contiguous().view(-1)  # the kernel walks consecutive elements
+    return t.contiguous().view(-1)  # one row: the kernel walks consecutive elements
 
 
 def _acc(dtype):
     return tl.float64 if dtype == torch.float64 else tl.float32
 
 
+def _programs(n, block):
+    return (min(PROGRAMS, triton.cdiv(n, block)),)  # never more programs than blocks: one row
+
+
 def swiglu_forward(gate, value):
     g = _flat(gate, "gate")
     v = _flat(value, "value", gate)
     out = torch.empty(gate.shape, dtype=gate.dtype, device=gate.device)
-    if g.numel():
-        _silu_gate_kernel[(PROGRAMS,)](g, v, out, g.numel(), ACC=_acc(gate.dtype), PROGRAMS=PROGRAMS, BLOCK_SIZE=512)
+    n = g.numel()
+    if n:
+        _swiglu_forward_kernel[_programs(n, 512)](g, v, out, n, n, n, n, COMPUTE_DTYPE=_acc(gate.dtype), BLOCK_SIZE=512)
     return out
 
 
@@ -73,9 +87,10 @@ def swiglu_backward(grad_out, gate, value):
     go = _flat(grad_out, "grad_out", gate)
     grad_gate = torch.empty(gate.shape, dtype=gate.dtype, device=gate.device)
     grad_value = torch.empty(gate.shape, dtype=gate.dtype, device=gate.device)
-    if g.numel():
-        _silu_gate_grad_kernel[(PROGRAMS,)](go, g, v, grad_gate, grad_value, g.numel(), ACC=_acc(gate.dtype),
-                                            PROGRAMS=PROGRAMS, BLOCK_SIZE=512)
+    n = g.numel()
+    if n:
+        _swiglu_backward_kernel[_programs(n, 512)](go, g, v, grad_gate, grad_value, n, n, n, n, n, n,
+                                                   COMPUTE_DTYPE=_acc(gate.dtype), BLOCK_SIZE=512)
     return grad_gate, grad_value
 
 

@@ -1,4 +1,4 @@
-"""Correct: a 2-D grid, one row per program on axis 0 and column blocks on axis 1; silu written as g / (1 + exp(-g))."""
+"""Correct: a 2-D grid, column blocks on axis 0 and rows on axis 1, programs numbered across both; silu written as g / (1 + exp(-g))."""
 
 import os
 
@@ -15,31 +15,39 @@ EXPECT_FAILURES = {}
 
 
 @triton.jit
-def _forward(g_ptr, v_ptr, o_ptr, g_stride, v_stride, o_stride, n_cols,
-             WIDE: tl.constexpr, BLOCK: tl.constexpr):
-    row = tl.program_id(0).to(tl.int64)
-    cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+def _swiglu_forward_kernel(gate_ptr, value_ptr, out_ptr, gate_row_stride, value_row_stride, out_row_stride, n_cols,
+                           COMPUTE_DTYPE: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    # Programs numbered across both grid axes: (column block, row) here, one flat axis in the stub's launch.
+    pid = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+    blocks = tl.cdiv(n_cols, BLOCK_SIZE)
+    row = (pid // blocks).to(tl.int64)
+    cols = (pid % blocks) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     keep = cols < n_cols
-    g = tl.load(g_ptr + row * g_stride + cols, mask=keep, other=0.0).to(WIDE)
-    v = tl.load(v_ptr + row * v_stride + cols, mask=keep, other=0.0).to(WIDE)
+    g = tl.load(gate_ptr + row * gate_row_stride + cols, mask=keep, other=0.0).to(COMPUTE_DTYPE)
+    v = tl.load(value_ptr + row * value_row_stride + cols, mask=keep, other=0.0).to(COMPUTE_DTYPE)
     y = g / (1.0 + tl.exp(-g)) * v
-    tl.store(o_ptr + row * o_stride + cols, y.to(o_ptr.dtype.element_ty), mask=keep)
+    tl.store(out_ptr + row * out_row_stride + cols, y.to(out_ptr.dtype.element_ty), mask=keep)
 
 
 @triton.jit
-def _backward(dy_ptr, g_ptr, v_ptr, dg_ptr, dv_ptr, dy_stride, g_stride, v_stride, dg_stride, dv_stride,
-              n_cols, WIDE: tl.constexpr, BLOCK: tl.constexpr):
-    row = tl.program_id(0).to(tl.int64)
-    cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+def _swiglu_backward_kernel(grad_out_ptr, gate_ptr, value_ptr, grad_gate_ptr, grad_value_ptr, grad_out_row_stride,
+                            gate_row_stride, value_row_stride, grad_gate_row_stride, grad_value_row_stride, n_cols,
+                            COMPUTE_DTYPE: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+    blocks = tl.cdiv(n_cols, BLOCK_SIZE)
+    row = (pid // blocks).to(tl.int64)
+    cols = (pid % blocks) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     keep = cols < n_cols
-    dy = tl.load(dy_ptr + row * dy_stride + cols, mask=keep, other=0.0).to(WIDE)
-    g = tl.load(g_ptr + row * g_stride + cols, mask=keep, other=0.0).to(WIDE)
-    v = tl.load(v_ptr + row * v_stride + cols, mask=keep, other=0.0).to(WIDE)
+    dy = tl.load(grad_out_ptr + row * grad_out_row_stride + cols, mask=keep, other=0.0).to(COMPUTE_DTYPE)
+    g = tl.load(gate_ptr + row * gate_row_stride + cols, mask=keep, other=0.0).to(COMPUTE_DTYPE)
+    v = tl.load(value_ptr + row * value_row_stride + cols, mask=keep, other=0.0).to(COMPUTE_DTYPE)
     s = 1.0 / (1.0 + tl.exp(-g))
     silu = g * s
     # d silu/dg = s + g * s * (1 - s) = s + silu * (1 - s)
-    tl.store(dg_ptr + row * dg_stride + cols, (dy * v * (s + silu * (1.0 - s))).to(dg_ptr.dtype.element_ty), mask=keep)
-    tl.store(dv_ptr + row * dv_stride + cols, (dy * silu).to(dv_ptr.dtype.element_ty), mask=keep)
+    tl.store(grad_gate_ptr + row * grad_gate_row_stride + cols, (dy * v * (s + silu * (1.0 - s))).to(
+        grad_gate_ptr.dtype.element_ty), mask=keep)
+    tl.store(grad_value_ptr + row * grad_value_row_stride + cols, (dy * silu).to(grad_value_ptr.dtype.element_ty),
+             mask=keep)
 
 
 def _rows(t, n_cols):
@@ -64,7 +72,7 @@ def _validate(**tensors):
 def _grid_and_block(t):
     n_cols = t.shape[-1] if t.dim() else 1
     block = min(256, triton.next_power_of_2(n_cols))
-    return n_cols, block, (t.numel() // n_cols, triton.cdiv(n_cols, block))
+    return n_cols, block, (triton.cdiv(n_cols, block), t.numel() // n_cols)
 
 
 def swiglu_forward(gate, value):
@@ -75,7 +83,7 @@ def swiglu_forward(gate, value):
     n_cols, block, grid = _grid_and_block(gate)
     (g, gs), (v, vs), (o, os_) = _rows(gate, n_cols), _rows(value, n_cols), _rows(out, n_cols)
     wide = tl.float64 if gate.dtype == torch.float64 else tl.float32
-    _forward[grid](g, v, o, gs, vs, os_, n_cols, WIDE=wide, BLOCK=block)
+    _swiglu_forward_kernel[grid](g, v, o, gs, vs, os_, n_cols, COMPUTE_DTYPE=wide, BLOCK_SIZE=block)
     return out
 
 
@@ -88,7 +96,8 @@ def swiglu_backward(grad_out, gate, value):
     n_cols, block, grid = _grid_and_block(gate)
     views = [_rows(t, n_cols) for t in (grad_out, gate, value, dg, dv)]
     wide = tl.float64 if gate.dtype == torch.float64 else tl.float32
-    _backward[grid](*(r for r, _ in views), *(s for _, s in views), n_cols, WIDE=wide, BLOCK=block)
+    _swiglu_backward_kernel[grid](*(r for r, _ in views), *(s for _, s in views), n_cols, COMPUTE_DTYPE=wide,
+                                  BLOCK_SIZE=block)
     return dg, dv
 
 

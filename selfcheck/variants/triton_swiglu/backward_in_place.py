@@ -1,0 +1,12 @@
+"""Wrong: the backward writes the gradients into the caller's gate and value, as Liger-Kernel's swiglu backward does."""
+
+EXPECT_FAILURES = {
+    "test_inputs_unmodified[backward-contiguous]": "changed its input(s) gate, value in place",
+}
+
+EDITS = [
+    ("    grad_gate = torch.empty(gate.shape, dtype=gate.dtype, device=gate.device)\n"
+     "    grad_value = torch.empty(gate.shape, dtype=gate.dtype, device=gate.device)\n",
+     "    grad_gate = gate if gate.is_contiguous() else torch.empty_like(gate)\n"
+     "    grad_value = value if value.is_contiguous() else torch.empty_like(value)\n"),
+]
