@@ -21,7 +21,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from grader.kernel_source import stub_launch_code
 from grader.sandbox import REPO
+from tests.snapshot import TRITON_LAUNCH_CODE
 
 # What the student repository holds, as globs relative to the repository root.
 RELEASE_FILES = [
@@ -176,6 +178,9 @@ def make_release(out: Path, *, execute_notebooks: bool = True) -> list[Path]:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
         (staging / "README.md").write_text(student_readme((REPO / "README.md").read_text()))
+        # The Triton kernel tests' trusted launch code: the stub's, as handed out (tests/snapshot.py).
+        launch = staging / TRITON_LAUNCH_CODE.relative_to(REPO)
+        launch.write_text(stub_launch_code((REPO / "exercises" / "triton_swiglu.py").read_text()))
         if execute_notebooks:
             run_notebooks(staging)
         found = leaks(staging, functions)

@@ -30,6 +30,10 @@ SNAPSHOT = REPO / "tests" / "snapshots" / "reference.pt"
 SNAPSHOT_SEED = 0
 FORMAT = "mlp-block-reference-snapshot/1"
 REGENERATE = "python -m tests.snapshot"
+# The Triton kernel tests launch the student's kernels with trusted launch code (grader/kernel_source.py):
+# the reference's where it is present; in the release, the stub's as handed out, which the release
+# writes here (the student edits exercises/triton_swiglu.py, launch code included).
+TRITON_LAUNCH_CODE = SNAPSHOT.parent / "triton_swiglu_launch.py"
 
 # What the code under test reports about itself (its input before and after the call): the tests
 # never ask the reference for it, and it would be most of the snapshot's size.
@@ -174,6 +178,12 @@ class SnapshotReference:
         # No entry only means no named mistake: diagnose then gives its general hint.
         found = self.mistake_outputs.get(mistakes_key(block_name, weights, x, activation))
         return [] if found is None else found["mistakes"]
+
+
+def triton_launch_code() -> Path:
+    """The file the Triton kernel tests take their trusted launch code from."""
+    reference = REPO / "solution" / "hidden" / "reference_triton_swiglu.py"
+    return reference if reference.is_file() else TRITON_LAUNCH_CODE
 
 
 def record(path: Path = SNAPSHOT) -> int:

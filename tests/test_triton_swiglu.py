@@ -48,6 +48,7 @@ pytest.importorskip(
 from tests.checks import (BLOCKS, Block, describe_mismatch, expect_close, expect_rounded, expect_shape, fail,  # noqa: E402
                           is_close, rounding_errors, ulp)
 from grader.kernel_source import assemble_file  # noqa: E402
+from tests.snapshot import triton_launch_code  # noqa: E402
 from tests.seam import SANDBOX_PREFIX, Target, exercise_file, format_error, make_backend, target_name  # noqa: E402
 from tests.test_mlp import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
 
@@ -110,7 +111,7 @@ def kernels(pytestconfig, target, tmp_path_factory) -> Target:
     sandboxed = name.startswith(SANDBOX_PREFIX)
     folder = tmp_path_factory.mktemp("kernels")
     assembled = assemble_file(exercise_file(name.removeprefix(SANDBOX_PREFIX), EXERCISE),
-                              exercise_file("reference", EXERCISE), target.where(EXERCISE), folder / f"{EXERCISE}.py")
+                              triton_launch_code(), target.where(EXERCISE), folder / f"{EXERCISE}.py")
     launch = make_backend(f"{SANDBOX_PREFIX if sandboxed else ''}{folder}") if assembled.source else None
     return Target(_StudentKernels(target.where(EXERCISE), assembled.problems, launch))
 
