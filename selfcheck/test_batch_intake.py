@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from selfcheck.harness import REPO, VARIANTS
+from selfcheck.harness import REPO, VARIANTS, materialize
 
 REFERENCE = REPO / "solution" / "hidden" / "reference_mlp_block.py"
 STUBS = REPO / "exercises" / "mlp_block.py"
@@ -65,7 +65,8 @@ def lms_export(folder: Path, outside: Path) -> None:
     zip_with(folder / "carol.zip", {"mlp-block-main/exercises/mlp_block.py": STUBS.read_bytes(),
                                     "mlp-block-main/README.md": b"# my checkout\n"})
     shutil.copy(REFERENCE, folder / "smithbob_111_222_mlp_block.py")
-    shutil.copy(MISTAKE, folder / "joneseve_LATE_333_444_mlp_block-1.py")  # a re-upload, handed in late
+    # a re-upload, handed in late
+    (folder / "joneseve_LATE_333_444_mlp_block-1.py").write_text(materialize(MISTAKE, "mlp_block"))
     shutil.copy(REFERENCE, folder / "daviddan_555_666_mlp_block.py")
     shutil.copy(STUBS, folder / "daviddan_555_666_mlp_block-1.py")
     (folder / "report.pdf").write_bytes(b"%PDF-1.4\n")
