@@ -109,8 +109,8 @@ def test_reference_copied_in_passes_every_suite(made, tmp_path):
 
 def test_mistakes_get_their_hints_in_the_release(made, tmp_path):
     """Each sampled mistake fails as it declares (its EXPECT_FAILURES phrases), as it does here.
-    (Every known mistake gets the very same messages from the snapshot as from the live reference:
-    the MLP variant checks' runs were compared message by message when the snapshot was introduced.)"""
+    (That every known mistake gets the very same messages from the snapshot as from the live
+    reference is what ``python -m selfcheck.compare_snapshot`` checks, for all of them.)"""
     def in_release(name: str):
         variant = VARIANTS / "mlp_block" / f"{name}.py"
         folder = copy_release(made, tmp_path / name, {"mlp_block.py": materialize(variant, "mlp_block")})
