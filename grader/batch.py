@@ -57,9 +57,7 @@ def row_for(name: str, result: Grade | None, error: str = "", seconds: float = 0
             tests = result.task_tests(task)
             row[task] = sum(t.points for t in tests)
             row[f"{task}_max"] = sum(t.max_points for t in tests)
-        # The first failure of the first task (MLP before GLU before ...), the order students work in,
-        # not the suites' file order.
-        first = next((t for task in result.tasks() for t in result.task_tests(task) if t.status != "passed"), None)
+        first = result.first_failure()
         if first is not None:
             row["first_failure"] = f"{first.name}: {first.message}"
     # The folder name and the messages come from students: no cell may act as a formula.

@@ -80,6 +80,12 @@ class Grade:
     def task_tests(self, task: str) -> list[TestResult]:
         return [t for t in self.tests if t.task == task]
 
+    def first_failure(self, task: str | None = None) -> TestResult | None:
+        """The first test not passed in ``task``; without one, in the first task that has one (MLP
+        before GLU before ...: the order students work in, not the suites' file order)."""
+        tasks = self.tasks() if task is None else [task]
+        return next((t for name in tasks for t in self.task_tests(name) if t.status != "passed"), None)
+
 
 def task_title(task: str) -> str:
     return TASK_TITLES.get(task, task)

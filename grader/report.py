@@ -26,10 +26,6 @@ def listed_name(task: str, name: str) -> str:
     return f"{task_title(task)}: {name}"
 
 
-def _first_failure(grade: Grade, task: str):
-    return next((t for t in grade.task_tests(task) if t.status != "passed"), None)
-
-
 def _task_row(grade: Grade, task: str) -> tuple[str, str, str]:
     tests = grade.task_tests(task)
     passed = sum(t.status == "passed" for t in tests)
@@ -46,7 +42,7 @@ def text(grade: Grade) -> str:
         lines.append(f"  {row[0]:<{widths[0]}}   {row[1]:>{widths[1]}}   {row[2]:>{widths[2]}}")
         if i == 0:
             lines.append("  " + "-" * (sum(widths) + 6))
-    failures = [(task, _first_failure(grade, task)) for task in grade.tasks()]
+    failures = [(task, grade.first_failure(task)) for task in grade.tasks()]
     failures = [(task, t) for task, t in failures if t is not None]
     if failures:
         lines += ["", "First failure per task (fix this one first):"]
@@ -64,7 +60,7 @@ def as_json(grade: Grade) -> dict:
     tasks = []
     for task in grade.tasks():
         tests = grade.task_tests(task)
-        first = _first_failure(grade, task)
+        first = grade.first_failure(task)
         tasks.append({"task": task, "title": task_title(task), "tests": len(tests),
                       "passed": sum(t.status == "passed" for t in tests),
                       "points": sum(t.points for t in tests), "max_points": sum(t.max_points for t in tests),
@@ -129,7 +125,7 @@ def markdown(grade: Grade) -> str:
              "| Task | Tests passed | Points | First failure |", "| --- | ---: | ---: | --- |"]
     for task in grade.tasks():
         title, passed, points = _task_row(grade, task)
-        first = _first_failure(grade, task)
+        first = grade.first_failure(task)
         why = "" if first is None else f"{markdown_cell(first.name)}: {markdown_cell(first.message)}"
         lines.append(f"| {title} | {passed} | {points} | {why} |")
     lines += ["", f"Seed {grade.seed}. Sandboxed: {'yes' if grade.sandboxed else '**no**'}"

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import ast
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -154,6 +153,12 @@ def materialize(variant: Path, exercise: str) -> str:
     source = (REPO / "solution" / "hidden" / f"reference_{exercise}.py").read_text()
     source = apply_edits(source, changes, variant.name)
     return f"# {variant.name}: the reference with these edits: {[new for _, new, *_ in changes]!r}\n{source}"
+
+
+def reference_sources() -> dict[str, str]:
+    """The reference's exercise files as a student would hand them in: file name -> source."""
+    return {p.name.removeprefix("reference_"): p.read_text()
+            for p in sorted((REPO / "solution" / "hidden").glob("reference_*.py"))}
 
 
 def run_variant(suite: str, exercise: str, variant: Path, *extra: str,

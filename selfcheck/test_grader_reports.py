@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from selfcheck.harness import REPO, VARIANTS, materialize, parallel
+from selfcheck.harness import REPO, VARIANTS, materialize, parallel, reference_sources
 
 EXIT_GRADER_ERROR = 3
 
@@ -180,8 +180,7 @@ def test_gradescope_run_autograder_grades_stubs_zero_and_the_reference_full(tmp_
     bundle = tmp_path / "autograder.zip"
     assert grader("--gradescope-bundle", str(bundle), timeout=60).returncode == 0
     uploads = {"stubs": {p.name: p.read_text() for p in (REPO / "exercises").glob("*.py")},
-               "reference": {p.name.removeprefix("reference_"): p.read_text()
-                             for p in (REPO / "solution" / "hidden").glob("reference_*.py")}}
+               "reference": reference_sources()}
 
     def run_autograder(name: str) -> dict:
         root = tmp_path / name

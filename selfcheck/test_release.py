@@ -19,7 +19,7 @@ import pytest
 import torch
 
 from grader import release
-from selfcheck.harness import VARIANTS, materialize, parallel, read_report, verdict
+from selfcheck.harness import VARIANTS, materialize, parallel, read_report, reference_sources, verdict
 from tests import snapshot
 
 REPO = Path(__file__).resolve().parents[1]
@@ -47,10 +47,6 @@ def copy_release(made: Path, into: Path, exercise_files: dict[str, str] | None =
     for name, source in (exercise_files or {}).items():
         (into / "exercises" / name).write_text(source)
     return into
-
-
-def reference_sources() -> dict[str, str]:
-    return {p.name.removeprefix("reference_"): p.read_text() for p in REFERENCE.glob("reference_*.py")}
 
 
 @pytest.fixture(scope="module")
