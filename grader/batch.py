@@ -28,7 +28,7 @@ from pathlib import Path
 
 from grader import batch_reports, intake
 from grader.batch_reports import Outputs, write_csv
-from grader.grading import TASK_TITLES, Grade, GraderFailure, SandboxUnavailable, grade
+from grader.grading import TASK_TITLES, Grade, GraderFailure, SandboxUnavailable, check_child_can_start, grade
 from grader.intake import Intake, Submission
 from grader.safe_text import csv_cell, printable
 from grader.sandbox import Limits
@@ -189,6 +189,10 @@ def run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits: 
         csv_path.parent.mkdir(parents=True, exist_ok=True)
         rows: list[dict] = []
         try:
+            if sandbox_mode != "auto":
+                # Once for the whole batch, here in the main thread, where Ctrl-C reaches it: where no
+                # child can start, every submission would fail the same way.
+                check_child_can_start(limits, sandbox_mode)
             with open(csv_path, "a", newline="", encoding="utf-8") as f:
                 writer = csv.DictWriter(f, fieldnames=columns())
                 if f.tell() == 0:

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.safe_text import printable
-from grader.sandbox import (REPO, Limits, SANDBOX_ENV, SANDBOX_REQUIRED, MAX_SUBMISSION_FILE_BYTES, MAX_SUBMISSION_FILES, become_subreaper,
-                            exercise_folder, kill_group, kill_strays, spawn)
+from grader.sandbox import (REPO, Limits, SANDBOX_ENV, SANDBOX_REQUIRED, MAX_SUBMISSION_FILE_BYTES, MAX_SUBMISSION_FILES,
+                            become_subreaper, exercise_folder, kill_group, kill_strays, spawn)
 
 TASK_TITLES = {"mlp": "MLP", "glu": "GLU", "swiglu": "SwiGLU", "cost": "Cost"}
 
@@ -192,6 +192,46 @@ class SubprocessRunner:
             kill_group(proc)
 
 
+_start_checks: dict[tuple[Limits, str], str] = {}  # (limits, sandbox mode) -> "" or why no child starts
+_start_checks_lock = threading.Lock()
+# Run in a process of its own: stopping a child also kills whatever else its process started (in a
+# batch: the warm fork server), and makes that process a subreaper.
+START_CHECK = ("import sys; from grader.sandbox import GraderError, SandboxBackend\n"
+               "backend = SandboxBackend(sys.argv[1])\n"
+               "try:\n    backend.start()\nexcept GraderError as exc:\n    print(exc)\nfinally:\n    backend.close()\n")
+
+
+def check_child_can_start(limits: Limits, sandbox_mode: str) -> None:
+    """Start one child the way the graded suites would, then stop it; raise what grading would have.
+
+    Once per grader process and sandbox mode (a batch asks once for all its submissions). Where no
+    child can start (a required sandbox that cannot, a Python the submission's user may not run),
+    the grader says so in a second or two, instead of after a whole test session per submission.
+    """
+    key = (limits, sandbox_mode)
+    with _start_checks_lock:
+        if key not in _start_checks:
+            with tempfile.TemporaryDirectory(prefix="grader-start-check-") as empty:
+                os.chmod(empty, 0o711)
+                env = {**pytest_env(limits, sandbox_mode), "TMPDIR": empty}
+                try:
+                    proc = subprocess.run([sys.executable, "-c", START_CHECK, empty], cwd=REPO, env=env,
+                                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                          timeout=limits.startup_timeout + 30)
+                except subprocess.TimeoutExpired:
+                    raise GraderFailure("cannot run submitted code on this machine: a child process did not start"
+                                        f" within {limits.startup_timeout:.0f} s") from None
+                if proc.returncode != 0:
+                    raise GraderFailure("cannot run submitted code on this machine: starting a child failed:"
+                                        f" {printable(proc.stderr.strip()[-300:])}")
+                _start_checks[key] = printable(" ".join(proc.stdout.split()))
+        why = _start_checks[key]
+    if why.startswith(SANDBOX_REQUIRED):
+        raise SandboxUnavailable(why)
+    if why:
+        raise GraderFailure(f"cannot run submitted code on this machine: {why}")
+
+
 def grade(submission: Path, *, display: str | None = None, seed: int | None = None,
           limits: Limits | None = None, sandbox_mode: str = "auto", tasks: list[str] | None = None,
           log: list[str] | None = None, runner=None) -> Grade:
@@ -201,6 +241,8 @@ def grade(submission: Path, *, display: str | None = None, seed: int | None = No
     """
     limits = limits or Limits()
     runner = runner or SubprocessRunner()
+    if sandbox_mode != "auto":  # grading for credit, or a sandbox turned off on purpose: fail fast
+        check_child_can_start(limits, sandbox_mode)
     from tests.seam import reference_present
     from tests.snapshot import SNAPSHOT_SEED
 

@@ -31,6 +31,14 @@ _x = torch.ones(2, 3, dtype=torch.float64, requires_grad=True)
 torch.nn.functional.linear(_x, torch.ones(4, 3, dtype=torch.float64)).sum().backward()
 del _x
 
+# The cost suite's first FlopCounterMode pass imports sympy and more (about a second): once here too.
+from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
+
+with torch.device("meta"), FlopCounterMode(display=False):
+    _x = torch.empty(2, 3, requires_grad=True)
+    torch.nn.functional.linear(_x, torch.empty(4, 3)).sum().backward()
+del _x
+
 # Everything imported so far lives as long as the server: keep the collector off it, so a fork's
 # collections stay small and do not touch (and copy) the server's pages.
 gc.collect()

@@ -184,9 +184,9 @@ def run_block(
             f"{cls_name}.forward", TypeError(f"returned {type(out).__name__}, not a Tensor")
         )
     evidence: dict[str, Any] = {
-        "out": out.detach().cpu(),
-        "x_after": x.detach().cpu(),
-        "x_before": x_before.cpu(),
+        "out": _cpu(out),
+        "x_after": _cpu(x),
+        "x_before": _cpu(x_before),
     }
     if grad_out is not None:
         if not out.requires_grad:
@@ -194,9 +194,9 @@ def run_block(
             evidence["grad_x"] = None
         else:
             _stage(f"{cls_name}.forward (backward pass)", out.backward, grad_out.to(out))
-            evidence["grad_x"] = None if x.grad is None else x.grad.detach().cpu()
+            evidence["grad_x"] = _cpu(x.grad)
             evidence["grads"] = {
-                name: None if p.grad is None else p.grad.detach().cpu()
+                name: _cpu(p.grad)
                 for name, p in block.named_parameters()
             }
     return evidence
@@ -702,7 +702,10 @@ def _deterministic(mode: bool, warn_only: bool) -> None:
 
 
 def _cpu(t: object) -> object:
-    return t.detach().cpu() if isinstance(t, torch.Tensor) else None
+    """A tensor as evidence: on the CPU, and contiguous, since the grader refuses views whose elements
+    share storage (``grader/evidence.py``); a forward that returns ``.expand(...)`` is then judged on
+    its values like any other."""
+    return t.detach().cpu().contiguous() if isinstance(t, torch.Tensor) else None
 
 
 def _describe_result(result: object) -> str:

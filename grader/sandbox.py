@@ -743,6 +743,11 @@ class ChildBackend:
                           f" a {type(evidence).__name__}, not evidence")
         return evidence
 
+    def start(self) -> None:
+        """Start the child now, importing no exercise; raises ``GraderError`` where none can start."""
+        with self._lock:
+            self._start_child()
+
     def close(self) -> None:
         with self._lock:
             self._discard_child()

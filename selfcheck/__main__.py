@@ -1,10 +1,11 @@
 """The maintainer command: ``python -m selfcheck``. Everything here must pass before a change lands.
 
-1. every graded suite on the reference (``pytest tests --target reference``), compared with the
-   reference itself and then with its recorded answers, the snapshot the student release uses (a
-   failure there: the snapshot has drifted, ``python -m tests.snapshot`` records it again);
-2. the checks of the checks (``pytest selfcheck``): wrong implementations fail, correct ones pass,
-   the stubs fail with their pointers, the grader cannot be gamed, the notebook's twin is in step;
+1. every graded suite on the reference, judged by the reference's recorded answers, the snapshot the
+   student release uses (``pytest tests --target reference --reference snapshot``; a failure there:
+   the snapshot has drifted, ``python -m tests.snapshot`` records it again);
+2. the checks of the checks (``pytest selfcheck``): each suite passes on the reference (judged by
+   the live reference), wrong implementations fail, correct ones pass, the stubs fail with their
+   pointers, the grader cannot be gamed, the notebook's twin is in step;
 3. the notebooks, outputs included, under nbval in strict mode.
 
 Each step is its own pytest run (they need different options), in one of two lanes that run side by
@@ -31,7 +32,6 @@ GRADER_CHECKS = ["selfcheck/test_grader_attacks.py", "selfcheck/test_grader_repo
 # In the first lane, so that both lanes end at about the same time.
 DELIVERY_CHECKS = ["selfcheck/test_batch_intake.py", "selfcheck/test_release.py"]
 STEPS = [
-    ("graded suites on the reference", ["tests", "--target", "reference"], 0),
     ("graded suites on the reference, against its snapshot", ["tests", "--target", "reference", "--reference", "snapshot"], 0),
     ("self-checks of the suites", ["selfcheck", *(f"--ignore={path}" for path in GRADER_CHECKS + DELIVERY_CHECKS)], 0),
     ("notebooks (nbval, strict)", ["-p", "nbval", "--nbval", "--nbval-current-env", "notebooks"], 0),

@@ -51,14 +51,20 @@ RESOURCE_ATTACKS = ["host_root_writes_proc_sys", "sees_grader_process", "finds_c
                     "fills_tmpfs", "memory_over_processes", "many_processes"]
 # Attacks on the grader's own process through what the child sends back.
 EVIDENCE_ATTACKS = ["oversized_evidence", "compressed_evidence", "junk_frames"]
+# Those whose payload takes the child a while to build (a gigabyte to deflate, gigabytes of junk to
+# write) run with the long limits; a stride-0 view costs nothing to send, so that one runs in the
+# first batch, where its restarts after each refused reply stop at the short budget.
+SLOW_EVIDENCE_ATTACKS = ["compressed_evidence", "junk_frames"]
 RESOURCE_LIMITS = ["--call-timeout", "40", "--budget", "60", "--memory-mb", "1024"]
 GRADER_PEAK_LIMIT_MB = 2048
 # The process name background_process gives its daemon: unique per run (it reads daemon_token.py),
 # so a self-check running at the same time elsewhere cannot be mistaken for a survivor of this one.
 DAEMON_NAME = f"mlpd-{secrets.token_hex(5)}"
 LIMITS = ["--call-timeout", "4", "--budget", "10", "--memory-mb", "1024"]
-TRITON_REFERENCE = REPO / "solution" / "hidden" / "reference_triton_swiglu.py"
-COST_REFERENCE = REPO / "solution" / "hidden" / "reference_mlp_cost.py"
+# The batches grade the MLP and GLU tasks only: every attack is in mlp_block.py. That the reference
+# gets full marks on every task in the sandbox is checked where the autograders are
+# (test_grader_reports.py, test_classroom50.py).
+BATCH_TASKS = ["--tasks", "mlp,glu"]
 BATCH_WALL_LIMIT = 300  # seconds: far above what the batch needs, far below "hangs forever"
 
 
@@ -80,13 +86,9 @@ def build_batch(folder: Path, attacks: list[str], loopback_port: int = 0) -> Non
         (folder / "reaches_host_loopback" / "loopback_port.py").write_text(f"PORT = {loopback_port}\n")
     (folder / "correct").mkdir()
     shutil.copy(VARIANTS / "mlp_block" / "correct_textbook.py", folder / "correct" / "mlp_block.py")
-    if TRITON_REFERENCE.exists():  # a correct Triton file too, so "correct" means every task
-        shutil.copy(TRITON_REFERENCE, folder / "correct" / "triton_swiglu.py")
     (folder / "partial").mkdir()  # MLP right, GLU with the activation on the wrong path
     partial = materialize(VARIANTS / "mlp_block" / "glu_activation_on_value_path.py", "mlp_block")
     (folder / "partial" / "mlp_block.py").write_text(partial)
-    for submission in ("correct", "partial"):  # the cost task right in both, so only the GLU differs
-        shutil.copy(COST_REFERENCE, folder / submission / "mlp_cost.py")
 
 
 def daemons() -> list[int]:
@@ -122,15 +124,14 @@ def run_batch(tmp: Path, attacks: list[str], *extra: str, limits=LIMITS, loopbac
     if "--sandbox" not in extra and proc.returncode == 3 and not bwrap_expected():
         pytest.skip(f"bubblewrap is not installed here (install it to run these checks): {proc.stderr[-300:]}")
     assert proc.returncode == expect_code, proc.stderr[-3000:]
-    with open(grades, newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = list(csv.DictReader(open(grades, newline=""))) if grades.exists() else []
     return {"rows": rows, "by_name": {r["submission"]: r for r in rows}, "seconds": seconds,
             "stderr": proc.stderr, "cwd": tmp, "daemons": daemons()}
 
 
 @pytest.fixture(scope="module")
 def sandboxed(tmp_path_factory) -> dict:
-    return run_batch(tmp_path_factory.mktemp("sandboxed"), BATCH_ATTACKS)
+    return run_batch(tmp_path_factory.mktemp("sandboxed"), BATCH_ATTACKS, *BATCH_TASKS)
 
 
 @pytest.fixture(scope="module")
@@ -139,8 +140,8 @@ def resources(tmp_path_factory) -> dict:
     with socket.socket() as server:  # a service on the host's loopback the child must not reach
         server.bind(("127.0.0.1", 0))
         server.listen(16)
-        return run_batch(tmp_path_factory.mktemp("resources"), RESOURCE_ATTACKS + EVIDENCE_ATTACKS,
-                         limits=RESOURCE_LIMITS, loopback_port=server.getsockname()[1])
+        return run_batch(tmp_path_factory.mktemp("resources"), RESOURCE_ATTACKS + SLOW_EVIDENCE_ATTACKS,
+                         *BATCH_TASKS, limits=RESOURCE_LIMITS, loopback_port=server.getsockname()[1])
 
 
 def python_for_others() -> bool:
@@ -160,7 +161,7 @@ MUST_REFUSE_UNSANDBOXED = os.geteuid() == 0 and not python_for_others()
 
 @pytest.fixture(scope="module")
 def unsandboxed(tmp_path_factory) -> dict:
-    return run_batch(tmp_path_factory.mktemp("unsandboxed"), PROCESS_ATTACKS, "--sandbox", "none",
+    return run_batch(tmp_path_factory.mktemp("unsandboxed"), PROCESS_ATTACKS, *BATCH_TASKS, "--sandbox", "none",
                      expect_code=3 if MUST_REFUSE_UNSANDBOXED else 0)
 
 
@@ -180,7 +181,7 @@ def test_every_attack_has_a_folder():
     assert set(PROCESS_ATTACKS) | set(FILE_ATTACKS) <= set(ATTACKS), set(PROCESS_ATTACKS + FILE_ATTACKS) - set(ATTACKS)
 
 
-BATCH_ATTACKS = [a for a in ATTACKS if a not in RESOURCE_ATTACKS + EVIDENCE_ATTACKS]
+BATCH_ATTACKS = [a for a in ATTACKS if a not in RESOURCE_ATTACKS + SLOW_EVIDENCE_ATTACKS]
 NOT_AN_ATTACK = {"hang_in_mlp_forward"}  # a student's bug with a correct GLU: graded in the batch, not 0
 
 
@@ -204,8 +205,9 @@ def test_hostile_action_fails_in_the_sandbox(resources, attack):
 
 
 @pytest.mark.parametrize("attack", EVIDENCE_ATTACKS)
-def test_hostile_evidence_is_refused_and_costs_the_grader_little(resources, attack):
-    row = resources["by_name"][attack]
+def test_hostile_evidence_is_refused_and_costs_the_grader_little(request, attack):
+    batch = request.getfixturevalue("resources" if attack in SLOW_EVIDENCE_ATTACKS else "sandboxed")
+    row = batch["by_name"][attack]
     expect_zero(row)
     assert int(row["grader_peak_mb"]) < GRADER_PEAK_LIMIT_MB, row
 
@@ -226,10 +228,11 @@ def test_each_submission_runs_as_its_own_user_with_one_memory_limit(resources):
 
 @pytest.mark.parametrize("attack", PROCESS_ATTACKS)
 def test_process_attack_scores_zero_without_sandbox(unsandboxed, attack):
-    row = unsandboxed["by_name"][attack]
     if MUST_REFUSE_UNSANDBOXED:  # never as root: no grade at all rather than one from a root child
-        assert row["status"] == "error" and "may not run this Python" in row["first_failure"], row
+        assert not unsandboxed["rows"], unsandboxed["rows"]
+        assert "may not run this Python" in unsandboxed["stderr"], unsandboxed["stderr"][-1000:]
         return
+    row = unsandboxed["by_name"][attack]
     assert row["isolation"].startswith("NOT sandboxed") and row["sandboxed"] == "no", row["isolation"]
     expect_zero(row)
 
@@ -250,12 +253,12 @@ def test_hangs_and_crashes_stay_within_limits(request, batch):
     result = request.getfixturevalue(batch)
     if batch == "unsandboxed" and MUST_REFUSE_UNSANDBOXED:
         return  # nothing ran: test_process_attack_scores_zero_without_sandbox checks the refusal
-    limit = overall_timeout(Limits(call_timeout=4, budget=10))
+    limit = overall_timeout(Limits(call_timeout=4, budget=10), tasks=2)
     slow = {r["submission"]: r["seconds"] for r in result["rows"] if float(r["seconds"]) > limit}
     assert not slow, f"over the per-submission limit of {limit:.0f} s: {slow}"
     assert result["seconds"] < BATCH_WALL_LIMIT
     # The budgets, not the number of calls, bound a submission that hangs on every call.
-    assert float(result["by_name"]["infinite_loop_ignoring_sigterm"]["seconds"]) < 3 * 10 + 4 * 4 + 30
+    assert float(result["by_name"]["infinite_loop_ignoring_sigterm"]["seconds"]) < 2 * 10 + 4 * 4 + 30
 
 
 @pytest.mark.parametrize("batch", ["sandboxed", "unsandboxed"])
@@ -419,8 +422,6 @@ def test_correct_submission_scores_full_marks(sandboxed):
     assert row["status"] == "graded", row
     for task in ("mlp", "glu"):
         assert int(row[task]) == int(row[f"{task}_max"]) > 0, row
-    if int(row["swiglu_max"]) and TRITON_REFERENCE.exists():
-        assert int(row["swiglu"]) == int(row["swiglu_max"]), row
     assert int(row["score"]) == int(row["max_score"]), row
 
 

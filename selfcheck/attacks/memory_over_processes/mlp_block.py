@@ -5,6 +5,7 @@ import os
 import resource
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # payoff.py, beside this file
 import payoff  # noqa: E402
@@ -27,6 +28,10 @@ def attack():
     procs = [subprocess.Popen([sys.executable, "-I", "-c", HOLD, str(each)], stdout=subprocess.PIPE)
              for _ in range(3)]
     held = [p.stdout.readline().strip() == b"held" for p in procs]
+    # Each holds its memory for 4 s after saying so: all three alive now means all three held it at
+    # once. (A limit over all of them kills one, which may have said "held" before the last one grew.)
+    time.sleep(0.5)
+    held.append(all(p.poll() is None for p in procs))
     for p in procs:
         p.kill()
         p.wait()
