@@ -211,11 +211,13 @@ def check_child_can_start(limits: Limits, sandbox_mode: str) -> None:
     key = (limits, sandbox_mode)
     with _start_checks_lock:
         if key not in _start_checks:
-            with tempfile.TemporaryDirectory(prefix="grader-start-check-") as empty:
-                os.chmod(empty, 0o711)
-                env = {**pytest_env(limits, sandbox_mode), "TMPDIR": empty}
+            with tempfile.TemporaryDirectory(prefix="grader-start-check-") as tmp:
+                os.chmod(tmp, 0o711)
+                empty = Path(tmp) / "submission"  # a submission with no files: nothing is imported
+                empty.mkdir()
+                env = {**pytest_env(limits, sandbox_mode), "TMPDIR": tmp}
                 try:
-                    proc = subprocess.run([sys.executable, "-c", START_CHECK, empty], cwd=REPO, env=env,
+                    proc = subprocess.run([sys.executable, "-c", START_CHECK, str(empty)], cwd=REPO, env=env,
                                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
                                           timeout=limits.startup_timeout + 30)
                 except subprocess.TimeoutExpired:
@@ -243,8 +245,7 @@ def grade(submission: Path, *, display: str | None = None, seed: int | None = No
     runner = runner or SubprocessRunner()
     if sandbox_mode != "auto":  # grading for credit, or a sandbox turned off on purpose: fail fast
         check_child_can_start(limits, sandbox_mode)
-    from tests.seam import reference_present
-    from tests.snapshot import SNAPSHOT_SEED
+    from tests.seam import SNAPSHOT_SEED, reference_present  # no torch: a batch grades in threads
 
     if not reference_present():
         # The student release: the suites compare with the reference's recorded answers, which hold

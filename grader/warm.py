@@ -55,6 +55,7 @@ class ForkServerRunner:
         from multiprocessing import forkserver
 
         forkserver.ensure_running()
+        self._server_pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
         self._running: set[int] = set()
         self._aborted = False
         self._lock = threading.Lock()
@@ -65,19 +66,39 @@ class ForkServerRunner:
             self._aborted = True
             running = list(self._running)
         for pid in running:
-            for kill in (os.killpg, os.kill):  # its group, and itself should it not have made one yet
-                try:
-                    kill(pid, signal.SIGKILL)  # its children die with it
-                except (ProcessLookupError, PermissionError):
-                    pass
+            self._kill_session(pid)
+        # A session may still be waiting for the server to finish importing torch before it can be
+        # forked (seconds on a busy machine): ending the server ends that wait at once.
+        if self._server_pid:
+            try:
+                os.kill(self._server_pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    @staticmethod
+    def _kill_session(pid: int) -> None:
+        for kill in (os.killpg, os.kill):  # its group, and itself should it not have made one yet
+            try:
+                kill(pid, signal.SIGKILL)  # its children die with it
+            except (ProcessLookupError, PermissionError):
+                pass
 
     def __call__(self, args: list[str], env: dict[str, str], log_path: Path, timeout: float):
         process = self.context.Process(target=_session, args=(args, env, str(log_path)), daemon=True)
         with self._lock:
             if self._aborted:
                 return None, True
-            process.start()
+        try:
+            process.start()  # not under the lock, which abort() takes: the server may not be ready yet
+        except (OSError, EOFError):
+            if self._aborted:  # the server was ended by abort()
+                return None, True
+            raise
+        with self._lock:
             self._running.add(process.pid)
+            aborted = self._aborted
+        if aborted:  # started just as abort() ran
+            self._kill_session(process.pid)
         try:
             process.join(timeout)
         finally:

@@ -32,12 +32,11 @@ from types import ModuleType
 
 import pytest
 
-from grader import probes
-
 REPO = Path(__file__).resolve().parents[1]
 TARGET_ENV = "EXERCISE_TARGET"
 DEFAULT_TARGET = "exercises"
 SANDBOX_PREFIX = "sandbox:"
+SNAPSHOT_SEED = 0  # the only seed the reference's recorded answers (tests/snapshot.py) are for
 ISOLATED_EXERCISES = frozenset({"triton_swiglu"})
 
 
@@ -66,6 +65,14 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
+def _probes():
+    """The probes module, imported on first use: it imports torch, which the grader's own process
+    (deciding only which reference and seed a grade uses) never needs."""
+    from grader import probes
+
+    return probes
+
+
 class LocalBackend:
     """Runs probes in this process on the files of one target."""
 
@@ -83,13 +90,13 @@ class LocalBackend:
             try:
                 if not path.is_file():
                     raise FileNotFoundError(f"no file {display_path(path)}")
-                self._modules[exercise] = probes.load_module(str(path), name)
+                self._modules[exercise] = _probes().load_module(str(path), name)
             except Exception as exc:  # SyntaxError, ImportError, ...: every test reports it
                 self._modules[exercise] = exc
         return self._modules[exercise]
 
     def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
-        return probes.call(self._module(exercise), self.describe(exercise), probe_name, **kwargs)
+        return _probes().call(self._module(exercise), self.describe(exercise), probe_name, **kwargs)
 
 
 class IsolatingBackend:
@@ -216,8 +223,6 @@ def uses_snapshot(mode: str) -> bool:
 
 
 def check_reference_available(mode: str, seed: int) -> None:
-    from tests.snapshot import SNAPSHOT_SEED
-
     if uses_snapshot(mode) and seed != SNAPSHOT_SEED:
         raise pytest.UsageError(f"--seed {seed} needs the reference itself (solution/hidden/), which is not here:"
                                 f" its recorded answers are for --seed {SNAPSHOT_SEED} only")

@@ -25,9 +25,10 @@ from pathlib import Path
 import pytest
 import torch
 
+from tests.seam import SNAPSHOT_SEED
+
 REPO = Path(__file__).resolve().parents[1]
 SNAPSHOT = REPO / "tests" / "snapshots" / "reference.pt"
-SNAPSHOT_SEED = 0
 FORMAT = "mlp-block-reference-snapshot/1"
 REGENERATE = "python -m tests.snapshot"
 # The Triton kernel tests launch the student's kernels with trusted launch code (grader/kernel_source.py):
