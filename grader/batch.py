@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -216,7 +217,13 @@ def run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits: 
         except KeyboardInterrupt:
             print(f"\ninterrupted: {len(rows)} submission(s) graded into {csv_path}, {len(todo) - len(rows)} not;"
                   " run the same command with --resume to go on", file=sys.stderr)
-            return EXIT_INTERRUPTED
+            # Now, without waiting for the worker threads: one may be waiting for a fork server to
+            # import torch (tens of seconds on a busy machine). Every row was written whole and
+            # synced by this thread; the sessions were killed, and the rest dies with this process.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            shutil.rmtree(work, ignore_errors=True)
+            os._exit(EXIT_INTERRUPTED)
         summary = batch_reports.write_all(outputs, read_rows(csv_path), found.skipped)
     errors = sum(r["status"] == "error" for r in rows)
     for entry, reason in found.skipped:
@@ -254,8 +261,12 @@ def _grade_all(todo: list[Submission], jobs: int, record, outputs: Outputs, how:
                 batch_reports.keep_result(outputs, sub.name, result)
                 record(row)
                 progress.update(sub.name, row, len(pending))
-    except (KeyboardInterrupt, SandboxUnavailable):
+    except KeyboardInterrupt:
         runner.abort()  # the running submissions' processes, and everything they started
+        pool.shutdown(wait=False, cancel_futures=True)  # run_batch ends the process
+        raise
+    except SandboxUnavailable:
+        runner.abort()
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
