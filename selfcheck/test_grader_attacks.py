@@ -367,7 +367,11 @@ def test_interrupted_batch_stops_soon_and_resume_retries_errors(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "grader", "--batch", str(batch), "--csv", str(grades), "--jobs", "2",
                              "--tasks", "mlp,glu", "--call-timeout", "60", "--budget", "120"],
                             cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # As from a terminal: a maintainer command started in the background
+                            # (`nohup ... &`) hands its children SIGINT ignored, and then Python
+                            # never turns it into KeyboardInterrupt.
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(12)  # both hanging submissions are running now
     proc.send_signal(signal.SIGINT)
     started = time.monotonic()
