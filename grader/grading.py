@@ -221,17 +221,22 @@ def check_child_can_start(limits: Limits, sandbox_mode: str) -> None:
                                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
                                           timeout=limits.startup_timeout + 30)
                 except subprocess.TimeoutExpired:
-                    raise GraderFailure("cannot run submitted code on this machine: a child process did not start"
-                                        f" within {limits.startup_timeout:.0f} s") from None
+                    raise _child_cannot_start(f"a child process did not start within {limits.startup_timeout:.0f} s"
+                                              ) from None
                 if proc.returncode != 0:
-                    raise GraderFailure("cannot run submitted code on this machine: starting a child failed:"
-                                        f" {printable(proc.stderr.strip()[-300:])}")
+                    raise _child_cannot_start(f"starting a child failed: {printable(proc.stderr.strip()[-300:])}")
                 _start_checks[key] = printable(" ".join(proc.stdout.split()))
         why = _start_checks[key]
-    if why.startswith(SANDBOX_REQUIRED):
-        raise SandboxUnavailable(why)
     if why:
-        raise GraderFailure(f"cannot run submitted code on this machine: {why}")
+        raise _child_cannot_start(why)
+
+
+def _child_cannot_start(why: str) -> GraderFailure:
+    """The error for a child that could not be started: a required sandbox that cannot start stops
+    all grading on this machine (``SandboxUnavailable``); anything else is this grade's error."""
+    if why.startswith(SANDBOX_REQUIRED):
+        return SandboxUnavailable(why)
+    return GraderFailure(f"could not run the submission's code: {why}")
 
 
 def grade(submission: Path, *, display: str | None = None, seed: int | None = None,
@@ -327,9 +332,7 @@ def _fill(grade_: Grade, records: list[dict], returncode: int | None, output: st
     if broken:
         why = (broken[0]["detail"] or broken[0]["message"]).removeprefix("grader.sandbox.GraderError: ")
         why = printable(why.splitlines()[0] if why else "")
-        if why.startswith(SANDBOX_REQUIRED):
-            raise SandboxUnavailable(why)
-        raise GraderFailure(f"could not run the submission's code: {why}")
+        raise _child_cannot_start(why)
     ids = [r["nodeid"] for r in collected]
     missing = [i for i in ids if i not in results]
     if len(set(ids)) != len(ids) or missing or set(results) - set(ids) or len(sessions) != 1:

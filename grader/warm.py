@@ -88,12 +88,7 @@ class ForkServerRunner:
         with self._lock:
             if self._aborted:
                 return None, True
-        try:
-            process.start()  # not under the lock, which abort() takes: the server may not be ready yet
-        except (OSError, EOFError):
-            if self._aborted:  # the server was ended by abort()
-                return None, True
-            raise
+        process.start()  # not under the lock, which abort() takes: the server may not be ready yet
         with self._lock:
             self._running.add(process.pid)
             aborted = self._aborted
