@@ -117,21 +117,71 @@ def _check_body(node: ast.FunctionDef, helpers: set[str], attributes: set[str], 
     return used
 
 
+CONSTEXPR = "tl.constexpr"
+CONSTEXPR_SPELLINGS = {CONSTEXPR, "triton.language.constexpr"}
+
+
 def _parameters(node: ast.FunctionDef) -> list[str]:
     """Each parameter as the stub writes it: its name, and ``: tl.constexpr`` for a constexpr."""
-    return [f"{a.arg}: tl.constexpr" if a.annotation is not None and ast.unparse(a.annotation).endswith("constexpr")
-            else a.arg for a in node.args.posonlyargs + node.args.args]
+    return [f"{a.arg}: {CONSTEXPR}" if a.annotation is not None else a.arg
+            for a in node.args.posonlyargs + node.args.args]
+
+
+def _shown(node: ast.AST, limit: int = 60) -> str:
+    """Source text for a message, cut short: what the student wrote, not all of it."""
+    text = " ".join(ast.unparse(node).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _literal(node: ast.expr) -> bool:
+    """A number, string, True/False/None, or a negated number: nothing that runs when evaluated."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant)
+
+
+def _definition_problem(node: ast.FunctionDef, stub: ast.FunctionDef | None, display: str) -> KernelSourceError | None:
+    """What of the ``def`` line would run Python when the file is imported: default values,
+    annotations other than ``tl.constexpr``, a return annotation, ``*args``/``**kwargs``. A kernel
+    must have the stub's exact parameters (no defaults, as the stub has none); a helper may give a
+    parameter a literal default."""
+    args = node.args
+    where = f"{node.name} ({display}:{node.lineno})"
+    rule = (f"keep the signature the stub gives ({KERNELS[node.name]})" if node.name in KERNELS else
+            "a @triton.jit helper takes plain parameters, each optionally `: tl.constexpr`")
+    for arg in args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]:
+        if arg.annotation is not None and ast.unparse(arg.annotation) not in CONSTEXPR_SPELLINGS:
+            return KernelSourceError(f"{where}: parameter {arg.arg} is annotated `{_shown(arg.annotation)}`;"
+                                     f" the only annotation a kernel parameter may have is `{CONSTEXPR}` ({rule})")
+    if node.returns is not None:
+        return KernelSourceError(f"{where} has a return annotation `-> {_shown(node.returns)}`: remove it ({rule})")
+    positional = args.posonlyargs + args.args
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    stub_defaults = {} if stub is None else {a.arg: ast.unparse(d) for a, d in zip(
+        (stub.args.posonlyargs + stub.args.args)[-len(stub.args.defaults):] if stub.args.defaults else [],
+        stub.args.defaults)}
+    for name, default in defaults.items():
+        if stub is not None and stub_defaults.get(name) == ast.unparse(default):
+            continue
+        if stub is not None:
+            return KernelSourceError(f"{where}: parameter {name} has a default value (`= {_shown(default)}`),"
+                                     f" which the stub's does not; the launch code passes every argument ({rule})")
+        if not _literal(default):
+            return KernelSourceError(f"{where}: parameter {name} has a default that is not a literal"
+                                     f" (`= {_shown(default)}`): write a number such as 0 or 1.0, or no default")
+    return None
 
 
 def _signature_problem(node: ast.FunctionDef, stub: ast.FunctionDef, display: str) -> KernelSourceError | None:
     got, want = _parameters(node), _parameters(stub)
     extra = [f"*{node.args.vararg.arg}"] if node.args.vararg else []
     extra += [a.arg for a in node.args.kwonlyargs] + ([f"**{node.args.kwarg.arg}"] if node.args.kwarg else [])
-    if got == want and not extra:
-        return None
-    return KernelSourceError(
-        f"{node.name} in {display} takes ({', '.join(got + extra)}), expected ({', '.join(want)}): the tests"
-        f" launch it with the stub's launch code, so keep the signature the stub gives ({KERNELS[node.name]})")
+    if got != want or extra:
+        return KernelSourceError(
+            f"{node.name} in {display} takes ({', '.join(got + extra)}), expected ({', '.join(want)}): the tests"
+            f" launch it with the stub's launch code, so keep the signature the stub gives ({KERNELS[node.name]})")
+    return _definition_problem(node, stub, display)
 
 
 def _span(node: ast.FunctionDef) -> tuple[int, int]:
@@ -151,7 +201,9 @@ def assemble(student: str, reference: str, display: str) -> Assembled:
     ref_functions = {n.name: n for n in ref_tree.body if isinstance(n, ast.FunctionDef)}
     ref_names = {t.id for n in ref_tree.body for t in ast.walk(n) if isinstance(t, ast.Name)
                  and isinstance(t.ctx, ast.Store)} | set(ref_functions) | {
-                     n.name for n in ref_tree.body if isinstance(n, ast.ClassDef)}
+                     n.name for n in ref_tree.body if isinstance(n, ast.ClassDef)} | {
+                     (alias.asname or alias.name).split(".")[0] for n in ref_tree.body
+                     if isinstance(n, (ast.Import, ast.ImportFrom)) for alias in n.names} | {"tl", "triton"}
     attributes = _allowed_attributes()
     helpers = jitted - set(KERNELS)
     problems: dict[str, KernelSourceError] = {}
@@ -177,6 +229,10 @@ def assemble(student: str, reference: str, display: str) -> Assembled:
                                             " stub's launch code: rename it")
                 wanted.add(current)
                 _check_decorators(functions[current])
+                if current != name:
+                    problem = _definition_problem(functions[current], None, display)
+                    if problem is not None:
+                        raise problem
                 queue += sorted(_check_body(functions[current], helpers, attributes, display))
         except KernelSourceError as problem:
             problems[name] = problem

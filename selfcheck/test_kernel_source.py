@@ -88,3 +88,42 @@ def test_stub_is_not_implemented_and_missing_kernel_named():
     assert "defines no @triton.jit function _swiglu_forward_kernel" in str(missing["_swiglu_forward_kernel"])
     assert assemble("def f(:\n", REFERENCE, "x.py").problems["_swiglu_forward_kernel"].args[0].startswith(
         "could not import x.py: SyntaxError")
+
+
+FORWARD_CONSTEXPR = "    BLOCK_SIZE: tl.constexpr,  # elements per program, a power of two\n):"
+
+
+@pytest.mark.parametrize("signature,said", [
+    ("    BLOCK_SIZE: tl.constexpr = exec('import os') or 1024,\n):", "parameter BLOCK_SIZE has a default value"),
+    ("    BLOCK_SIZE: tl.constexpr = 1024,\n):", "parameter BLOCK_SIZE has a default value"),
+    ("    BLOCK_SIZE: exec('import os') or tl.constexpr,\n):", "parameter BLOCK_SIZE is annotated"),
+    ("    BLOCK_SIZE: tl.constexpr,\n) -> exec('import os'):", "has a return annotation"),
+])
+def test_nothing_of_the_def_line_runs_python(signature, said):
+    """Defaults and annotations are evaluated when the file is imported: only the stub's shape passes."""
+    assert FORWARD_CONSTEXPR in REFERENCE
+    problem = forward_problem(REFERENCE.replace(FORWARD_CONSTEXPR, signature, 1))
+    assert said in problem and "_swiglu_forward_kernel (triton_swiglu.py:" in problem and "TODO 1" in problem, problem
+    assert len(problem) < 400, problem  # the student's code is quoted, cut short
+
+
+def test_constexpr_spelled_in_full_is_accepted():
+    student = REFERENCE.replace(FORWARD_CONSTEXPR, FORWARD_CONSTEXPR.replace("tl.constexpr", "triton.language.constexpr"))
+    assert not assemble(student, REFERENCE, "triton_swiglu.py").problems
+
+
+@pytest.mark.parametrize("default,ok", [("0", True), ("-1.5", True), ("None", True), ("exec('import os')", False),
+                                         ("__import__('os').getpid()", False)])
+def test_helper_defaults_literal_only(default, ok):
+    helper = f"@triton.jit\ndef gated(g, v, scale={default}):\n    return g * tl.sigmoid(g) * v\n\n\n"
+    problem = forward_problem(with_forward_line("    out = gated(gate, value, 1.0)\n", helper))
+    assert (problem == "") == ok, problem
+    if not ok:
+        assert "gated (triton_swiglu.py:" in problem and "not a literal" in problem, problem
+
+
+def test_helper_named_like_an_import_of_the_launch_code_refused():
+    helper = "@triton.jit\ndef tl(g):\n    return g\n\n\n"
+    problems = assemble(helper + REFERENCE, REFERENCE, "triton_swiglu.py").problems
+    for kernel in ("_swiglu_forward_kernel", "_swiglu_backward_kernel"):  # both call tl.*: both refused
+        assert "tl of triton_swiglu.py shares a name with the stub's launch code" in str(problems[kernel]), problems
