@@ -239,11 +239,18 @@ def block_cost(module: ModuleType, cls_name: str, ctor: dict, x_shape: list[int]
 
 
 def call(module_or_error: ModuleType | BaseException, stage_name: str, probe_name: str, **kwargs) -> dict:
-    """Run one probe; any failure of the code under test becomes error evidence."""
+    """Run one probe; any failure of the code under test becomes error evidence.
+
+    ``stand_ins`` (any probe): while it runs, launches of the module's SwiGLU kernels run the grader's
+    stand-ins instead (``stand_in_forward``/``stand_in_backward`` with these coefficients)."""
     if isinstance(module_or_error, BaseException):
         return {"error": describe_exception(f"import {stage_name}", module_or_error)}
+    stand_ins = kwargs.pop("stand_ins", None)
     try:
-        return PROBES[probe_name](module_or_error, **kwargs)
+        if stand_ins is None:
+            return PROBES[probe_name](module_or_error, **kwargs)
+        with _StandIns(module_or_error, stand_ins):
+            return PROBES[probe_name](module_or_error, **kwargs)
     except CodeUnderTestError as exc:
         return {"error": exc.evidence}
 
@@ -263,6 +270,7 @@ def call(module_or_error: ModuleType | BaseException, stage_name: str, probe_nam
 #   to a child process), inside NaN guard regions whose change is reported; fresh allocations are
 #   NaN-filled while the code under test runs, so an element no program wrote cannot pass by luck.
 
+STAND_IN_KERNELS = ("_swiglu_forward_kernel", "_swiglu_backward_kernel")
 SWIGLU_LAYOUTS = ("contiguous", "chunk", "transposed", "strided", "expanded")
 GUARD = 1024  # NaN elements before and after every input the probes build
 
@@ -328,6 +336,7 @@ class _TritonGuard:
     def __init__(self) -> None:
         self.watches: list[TritonWatch] = []
         self.running: tuple[str, list[tuple[str, int, int, str]]] | None = None  # kernel, tensor extents
+        self.stand_ins: dict | None = None  # set by _StandIns: module name and coefficients
 
     def install(self) -> None:
         import triton.runtime.jit as jit
@@ -353,6 +362,10 @@ class _TritonGuard:
             name = getattr(fn, "__name__", type(kernel).__name__)
             for watch in guard.watches:
                 watch.launched(name, getattr(fn, "__module__", "?"), tensors)
+            stand_ins = guard.stand_ins
+            if (stand_ins is not None and name in STAND_IN_KERNELS
+                    and getattr(fn, "__module__", None) == stand_ins["module"]):
+                return _run_stand_in(name, dict(named))
             outer = guard.running
             guard.running = (name, [(arg, *_extent(t), _layout_note(t)) for arg, t in tensors])
             try:
@@ -525,6 +538,69 @@ def _kernel_line(kernel: str) -> str:
             return f" (at {os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno})"
         frame = frame.f_back
     return ""
+
+
+# ----------------------------------------------------------------------------------- stand-ins
+#
+# Whether swiglu, SwiGLUFunction and FusedSwiGLU do their work with the exercise's kernels is decided
+# by what their results are when those kernels are replaced: each launch of the module's kernel runs
+# a stand-in instead, which computes something no SwiGLU computes (a weighted sum, its coefficients
+# drawn by the test). Code that launches the kernels returns the stand-in's values; code that computes
+# in PyTorch does not. The test computes the stand-in's values itself, from the inputs it drew, so
+# nothing the process running the submission reports about its launches can earn a point.
+
+def stand_in_forward(gate: torch.Tensor, value: torch.Tensor, coefficients) -> torch.Tensor:
+    """What the stand-in for _swiglu_forward_kernel writes to out (in float64)."""
+    a, b = coefficients
+    return a * gate.double() + b * value.double()
+
+
+def stand_in_backward(grad_out: torch.Tensor, gate: torch.Tensor, value: torch.Tensor, coefficients
+                      ) -> tuple[torch.Tensor, torch.Tensor]:
+    """What the stand-in for _swiglu_backward_kernel writes to (grad_gate, grad_value) (in float64)."""
+    c, d = coefficients
+    return c * grad_out.double() + gate.double(), d * grad_out.double() + value.double()
+
+
+def _run_stand_in(kernel: str, args: dict) -> None:
+    """Write the stand-in's values where the kernel would: each ``X_ptr`` holds rows of ``n_cols``
+    elements, ``X_row_stride`` apart (the kernels' contract in the stub), as many rows as the first
+    output tensor holds; whatever grid the launch code picked."""
+    guard = _guard_triton()
+
+    def rows(name: str) -> torch.Tensor:
+        t, n_cols = args[f"{name}_ptr"], int(args["n_cols"])
+        n_rows = args["out_ptr" if "out_ptr" in args else "grad_gate_ptr"].numel() // n_cols
+        return torch.as_strided(t, (n_rows, n_cols), (int(args[f"{name}_row_stride"]), 1), t.storage_offset())
+
+    try:
+        if kernel == "_swiglu_forward_kernel":
+            out = rows("out")
+            out.copy_(stand_in_forward(rows("gate"), rows("value"), guard.stand_ins["forward"]).to(out.dtype))
+        else:
+            grads = stand_in_backward(rows("grad_out"), rows("gate"), rows("value"), guard.stand_ins["backward"])
+            for name, grad in zip(("grad_gate", "grad_value"), grads):
+                target = rows(name)
+                target.copy_(grad.to(target.dtype))
+    except (KeyError, RuntimeError, AttributeError, TypeError, ValueError, ZeroDivisionError) as exc:
+        raise RuntimeError(f"{kernel} was launched with arguments the stub's launch code does not pass"
+                           f" ({type(exc).__name__}: {exc}): launch it as the stub's swiglu_forward and"
+                           " swiglu_backward do") from None
+
+
+class _StandIns:
+    """While active: launches of ``module``'s SwiGLU kernels run the stand-ins."""
+
+    def __init__(self, module: ModuleType, coefficients: dict) -> None:
+        self.module_name = module.__name__
+        self.coefficients = {k: [float(c) for c in v] for k, v in coefficients.items()}
+
+    def __enter__(self) -> None:
+        guard = _guard_triton()
+        guard.stand_ins = {"module": self.module_name, **self.coefficients}
+
+    def __exit__(self, *exc_info) -> None:
+        _guard_triton().stand_ins = None
 
 
 _GUARD: _TritonGuard | None = None

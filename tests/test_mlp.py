@@ -26,7 +26,7 @@ pytestmark = pytest.mark.parametrize("block", BLOCK_PARAMS)
 
 
 def run(target, block: Block, gen, shape=(2, 3, HIDDEN), activation=None, dropout=None, train=False,
-        dtype=torch.float64, backward=False, device="cpu", weights=None, x=None, grad_out=None):
+        dtype=torch.float64, backward=False, device="cpu", weights=None, x=None, grad_out=None, **extra):
     """Run ``block`` with test-picked weights and input; returns (evidence, weights, x, ctor)."""
     ctor = dict(CTOR, activation=activation, dropout=dropout)
     weights = weights if weights is not None else random_weights(block, HIDDEN, INTERMEDIATE, gen)
@@ -36,7 +36,7 @@ def run(target, block: Block, gen, shape=(2, 3, HIDDEN), activation=None, dropou
     # The code under test gets its own copies: in-process, an in-place x += ... would otherwise
     # change the input the reference is then run on, and the comparison would show garbage.
     evidence = probe(target, block, "run_block", ctor=ctor, state_dict=weights, x=x.clone(), train=train,
-                     grad_out=None if grad_out is None else grad_out.clone(), device=device)
+                     grad_out=None if grad_out is None else grad_out.clone(), device=device, **extra)
     evidence["grad_out"] = grad_out
     return evidence, weights, x, ctor
 

@@ -48,6 +48,7 @@ pytest.importorskip(
 from tests.checks import (BLOCKS, Block, describe_mismatch, expect_close, expect_rounded, expect_shape, fail,  # noqa: E402
                           is_close, rounding_errors, ulp)
 from grader.kernel_source import assemble_file  # noqa: E402
+from grader.probes import stand_in_backward, stand_in_forward  # noqa: E402
 from tests.snapshot import triton_launch_code  # noqa: E402
 from tests.seam import SANDBOX_PREFIX, Target, exercise_file, format_error, make_backend, target_name  # noqa: E402
 from tests.test_mlp import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
@@ -207,7 +208,7 @@ def roughly(got: torch.Tensor, candidate: torch.Tensor) -> bool:
 
 
 def run_kernels(target, gen, op, shape, dtype=torch.float32, layout="contiguous", grad_out_layout="contiguous",
-                device="cpu"):
+                device="cpu", **extra):
     """Inputs drawn here, laid out by the probe; returns (evidence, gate, value, grad_out)."""
     gate = draw(gen, shape, dtype, GATE_SCALE)
     value = draw(gen, shape, dtype)
@@ -216,7 +217,7 @@ def run_kernels(target, gen, op, shape, dtype=torch.float32, layout="contiguous"
         # An expanded grad_out holds one value: what autograd passes down from out.sum().
         grad_out = torch.full(shape, 0.75, dtype=dtype) if grad_out_layout == "expanded" else draw(gen, shape, dtype)
     evidence = target.probe(EXERCISE, "swiglu_kernels", op=op, gate=gate, value=value, grad_out=grad_out,
-                            layout=layout, grad_out_layout=grad_out_layout, device=device)
+                            layout=layout, grad_out_layout=grad_out_layout, device=device, **extra)
     return evidence, gate, value, grad_out
 
 
@@ -230,6 +231,41 @@ def expect_kernels_launched(target, evidence: dict, op: str, stage: str | None =
     fail(f"{stage} launched no Triton kernel of {target.where(EXERCISE)}{also}: the work must be done by"
          f" Triton kernels launched from the exercise module, not by PyTorch operations"
          f"{f' ({todo})' if todo else ''}")
+
+
+def stand_in_coefficients(gen) -> dict:
+    """Coefficients of the stand-in kernels (``grader/probes.py``), drawn per test from the test's own
+    seed without using up its generator: no fixed formula can be returned in their place."""
+    drawn = torch.Generator().manual_seed(gen.initial_seed() ^ 0x5EED)
+    a, b, c, d = (1.25 + torch.rand(4, generator=drawn, dtype=torch.float64)).tolist()
+    return {"forward": [a, -b], "backward": [c, -d]}
+
+
+def follows(got, want: torch.Tensor) -> bool:
+    """``got`` is what the stand-in wrote (computed in float64, rounded once to ``got``'s dtype)."""
+    return (isinstance(got, torch.Tensor) and got.shape == want.shape
+            and not bool(rounding_errors(got, want.to(got.dtype), roundings=1.0).any()))
+
+
+def stand_in_text(op: str, coefficients: dict) -> str:
+    if op == "forward":
+        a, b = coefficients["forward"]
+        return f"_swiglu_forward_kernel by a stand-in that writes {a:.3f} * gate {b:+.3f} * value"
+    c, d = coefficients["backward"]
+    return (f"_swiglu_backward_kernel by a stand-in that writes grad_gate = {c:.3f} * grad_out + gate and"
+            f" grad_value = {d:.3f} * grad_out + value")
+
+
+def expect_stand_in_followed(target, ok: bool, op: str, stage: str, coefficients: dict, todo: str,
+                             foreign: list | None = None) -> None:
+    """The verdict on "does the work with the exercise's kernels": the grader replaced the kernel and
+    the result changed accordingly (see stand_in_coefficients)."""
+    if ok:
+        return
+    also = f" It launched only kernels defined elsewhere: {', '.join(foreign)}." if foreign else ""
+    fail(f"{stage} does not get its result from {KERNEL[op][0]}: with {stand_in_text(op, coefficients)}, it still"
+         f" returned something else. The work must be done by the Triton kernels of {target.where(EXERCISE)},"
+         f" launched through {FUNCTION[op]} ({todo}), not by PyTorch operations.{also}")
 
 
 def unwritten_hint(got: torch.Tensor, exact: torch.Tensor, layout: str = "contiguous") -> str:
@@ -495,16 +531,26 @@ def test_kernels_launched(target, kernels, gen, op, case, device):
     grad_out_layout = "contiguous" if layout == "chunk" else layout
     drawn = gen.get_state()
     evidence, gate, *_ = run_kernels(target, gen, op, shape, dtype, layout, grad_out_layout, device)
-    expect_kernels_launched(target, evidence, op, todo=KERNEL[op][1])
     names = ("out",) if op == "forward" else ("grad_gate", "grad_value")
     for name in names:
         expect_shape(evidence[name].shape, gate.shape, f"{FUNCTION[op]}'s {name} for {layout} inputs of shape {shape}",
                      "each result has the inputs' shape")
         check_dtype(target, op, evidence[name], dtype, name)
-        if not evidence["written_by_kernel"][name]:
-            fail(f"{FUNCTION[op]} returned a tensor ({name}) that no Triton kernel of {target.where(EXERCISE)}"
-                 f" was given: the work must be done by Triton kernels launched from the exercise module; pass the"
-                 f" tensor you return to the kernel ({name}_ptr) and let the kernel write it")
+    # Does the result come from the kernel? Run it again with the kernel replaced by a stand-in.
+    coefficients = stand_in_coefficients(gen)
+    gen.set_state(drawn)
+    swapped, gate, value, grad_out = run_kernels(target, gen, op, shape, dtype, layout, grad_out_layout, device,
+                                                 stand_ins=coefficients)
+    want = ((stand_in_forward(gate, value, coefficients["forward"]),) if op == "forward"
+            else stand_in_backward(grad_out, gate, value, coefficients["backward"]))
+    followed = all(follows(swapped[n], w) for n, w in zip(names, want))
+    # Unchanged by the swap: not the kernel's result. Changed, but not to the stand-in's values: the
+    # launch reads or writes the wrong places, which the comparison below explains; then judged here.
+    unchanged = all(torch.equal(swapped[n].isnan(), evidence[n].isnan())
+                    and torch.equal(swapped[n].nan_to_num(), evidence[n].nan_to_num()) for n in names)
+    if unchanged:
+        expect_stand_in_followed(target, False, op, FUNCTION[op], coefficients, KERNEL[op][1],
+                                 evidence.get("foreign_kernels"))
     gen.set_state(drawn)
     launched, *_ = run_kernels(kernels, gen, op, shape, dtype, layout, grad_out_layout, device)
     for name in names:
@@ -522,6 +568,8 @@ def test_kernels_launched(target, kernels, gen, op, case, device):
                  " the kernel's, computed by the kernel, not by PyTorch")
         fail(f"{what} [{describe_mismatch(got, want)}]: return the tensor the kernel wrote, and launch it as the"
              " stub's launch code does")
+    expect_stand_in_followed(target, followed, op, FUNCTION[op], coefficients, KERNEL[op][1],
+                             evidence.get("foreign_kernels"))
 
 
 BOUNDS_CASES = [((1000,), "contiguous"), ((1,), "contiguous"), ((5, 37), "chunk")]
@@ -566,7 +614,8 @@ def test_inputs_unmodified(target, gen, op, layout, device):
 
 # ---------------------------------------------------------------------------- autograd wiring
 
-def check_autograd(target, evidence: dict, grad_out, gate, value) -> None:
+def check_autograd(target, evidence: dict, grad_out, gate, value, swapped: tuple | None) -> None:
+    """``swapped``: (coefficients, evidence) of the same call with the kernels replaced by stand-ins."""
     here = target.where(EXERCISE)
     if not evidence["requires_grad"]:
         fail(f"swiglu(gate, value) returned a tensor that does not require grad although gate and value do:"
@@ -574,12 +623,17 @@ def check_autograd(target, evidence: dict, grad_out, gate, value) -> None:
     if "SwiGLUFunction" not in (evidence["grad_fn"] or ""):
         fail(f"the output of swiglu was made by {evidence['grad_fn']}, not by SwiGLUFunction: return"
              f" SwiGLUFunction.apply(gate, value) (TODO 5 in {here}) so autograd runs your backward kernel")
-    expect_kernels_launched(target, evidence, "forward", stage="swiglu",
-                            todo=f"SwiGLUFunction.forward calls swiglu_forward: TODO 3 in {here}")
-    if not evidence["backward_kernels"]:
-        fail(f"backward through swiglu launched no Triton kernel of {here}: the work must be done by Triton"
-             f" kernels launched from the exercise module; SwiGLUFunction.backward calls swiglu_backward"
-             f" (TODO 4)")
+    if swapped is not None:
+        coefficients, got = swapped
+        expect_stand_in_followed(target, follows(got["out"], stand_in_forward(gate, value, coefficients["forward"])),
+                                 "forward", "swiglu", coefficients,
+                                 f"SwiGLUFunction.forward calls swiglu_forward: TODO 3 in {here}")
+        # Either order: the order is judged on the real gradients below.
+        grads = stand_in_backward(grad_out, gate, value, coefficients["backward"])
+        ok = ((follows(got["grad_gate"], grads[0]) and follows(got["grad_value"], grads[1]))
+              or (follows(got["grad_gate"], grads[1]) and follows(got["grad_value"], grads[0])))
+        expect_stand_in_followed(target, ok, "backward", "backward through swiglu", coefficients,
+                                 f"SwiGLUFunction.backward calls swiglu_backward: TODO 4 in {here}")
     for name in ("grad_gate", "grad_value"):
         if evidence[name] is None:
             fail(f"no gradient reached {name.removeprefix('grad_')}: SwiGLUFunction.backward returns one gradient"
@@ -601,13 +655,25 @@ def check_autograd(target, evidence: dict, grad_out, gate, value) -> None:
         expect_rounded(got, want, f"swiglu: {name} by autograd in {gate.dtype}", hint, **tol)
 
 
+def autograd_with_stand_ins(target, gen, gate, value, grad_out, device) -> tuple[dict, dict] | None:
+    """The same autograd call with the kernels replaced by stand-ins: (coefficients, evidence), or None
+    when it does not get that far (the checks of the real call then say why)."""
+    coefficients = stand_in_coefficients(gen)
+    evidence = target.evidence(EXERCISE, "swiglu_autograd", gate=gate, value=value, grad_out=grad_out, device=device,
+                               stand_ins=coefficients)
+    if "error" in evidence:
+        fail(f"{format_error(evidence['error'])} (with the kernels replaced by the grader's stand-ins)")
+    return coefficients, evidence
+
+
 @pytest.mark.points(2)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["float32", "bfloat16"])
 def test_autograd_gradients(target, gen, dtype, device):
     shape = (3, 5, 41)
     gate, value, grad_out = draw(gen, shape, dtype, GATE_SCALE), draw(gen, shape, dtype), draw(gen, shape, dtype)
     evidence = target.probe(EXERCISE, "swiglu_autograd", gate=gate, value=value, grad_out=grad_out, device=device)
-    check_autograd(target, evidence, grad_out, gate, value)
+    check_autograd(target, evidence, grad_out, gate, value, autograd_with_stand_ins(target, gen, gate, value, grad_out,
+                                                                                   device))
 
 
 @pytest.mark.points(1)
@@ -616,7 +682,8 @@ def test_autograd_sum_backward(target, gen, device):
     shape = (4, 7, 19)
     gate, value = draw(gen, shape, torch.float32, GATE_SCALE), draw(gen, shape, torch.float32)
     evidence = target.probe(EXERCISE, "swiglu_autograd", gate=gate, value=value, device=device)
-    check_autograd(target, evidence, torch.ones(shape), gate, value)
+    check_autograd(target, evidence, torch.ones(shape), gate, value,
+                   autograd_with_stand_ins(target, gen, gate, value, None, device))
 
 
 @pytest.mark.points(1)
@@ -731,15 +798,33 @@ def test_fused_dtype_kept(target, gen, device):
              f" {got['out'].dtype} output")
 
 
+def fused_with_stand_ins(weights: dict, x, grad_out, coefficients: dict, gate_from: str = "Wg", value_from: str = "Wv"):
+    """FusedSwiGLU's (output, gradient of x) in float64 when its kernels are the stand-ins."""
+    w = {k: v.double() for k, v in weights.items()}
+    x = x.double()
+    gate = x @ w[f"{gate_from}.weight"].T + w[f"{gate_from}.bias"]
+    value = x @ w[f"{value_from}.weight"].T + w[f"{value_from}.bias"]
+    out = stand_in_forward(gate, value, coefficients["forward"]) @ w["Wo.weight"].T + w["Wo.bias"]
+    grad_gate, grad_value = stand_in_backward(grad_out.double() @ w["Wo.weight"], gate, value,
+                                              coefficients["backward"])
+    return out, grad_gate @ w[f"{gate_from}.weight"] + grad_value @ w[f"{value_from}.weight"]
+
+
 @pytest.mark.points(1)
 def test_fused_uses_kernels(target, gen, device):
-    x = draw(gen, (3, 5, HIDDEN), torch.float32)
-    evidence = target.probe(EXERCISE, "fused_block_kernels", cls_name="FusedSwiGLU", ctor=CTOR, x=x, device=device)
-    expect_kernels_launched(target, evidence, "forward", stage="FusedSwiGLU.forward",
-                            todo=f"call swiglu(Wg(x), Wv(x)): TODO 7 in {target.where(EXERCISE)}")
-    if evidence["requires_grad"]:
-        expect_kernels_launched(target, evidence, "backward", stage="FusedSwiGLU's backward pass",
-                                todo="through swiglu and SwiGLUFunction")
+    coefficients = stand_in_coefficients(gen)
+    got, weights, x, _ = run(target, FUSED, gen, backward=True, device=device, stand_ins=coefficients)
+    where = fused_where(target, "forward", "TODO 7")
+    # Gate and value in either order: which is which is test_fused_matches_glu's to judge.
+    wanted = [fused_with_stand_ins(weights, x, got["grad_out"], coefficients, *order)
+              for order in (("Wg", "Wv"), ("Wv", "Wg"))]
+    matches = [i for i, (out, _) in enumerate(wanted) if is_close(got["out"], out, 1e-9, 1e-10)]
+    expect_stand_in_followed(target, bool(matches), "forward", where, coefficients,
+                             f"call swiglu(Wg(x), Wv(x)): TODO 7 in {target.where(EXERCISE)}")
+    if got["grad_x"] is None:
+        return  # no gradient at all: test_fused_gradients says so
+    expect_stand_in_followed(target, is_close(got["grad_x"], wanted[matches[0]][1], 1e-9, 1e-10), "backward",
+                             "FusedSwiGLU's backward pass", coefficients, "through swiglu and SwiGLUFunction")
 
 
 @pytest.mark.points(1)

@@ -6,9 +6,9 @@ from torch import nn
 EXPECT_FAILURES = {
     "test_forward_float32[1d]": "defines no @triton.jit function _swiglu_forward_kernel",
     "test_backward_float32[1d]": "defines no @triton.jit function _swiglu_backward_kernel",
-    "test_kernels_launched[forward-contiguous]": "Triton kernels launched from the exercise module",
-    "test_autograd_gradients[float32]": "Triton kernels launched from the exercise module",
-    "test_fused_uses_kernels": "Triton kernels launched from the exercise module",
+    "test_kernels_launched[forward-contiguous]": "does not get its result from _swiglu_forward_kernel",
+    "test_autograd_gradients[float32]": "does not get its result from _swiglu_forward_kernel",
+    "test_fused_uses_kernels": "does not get its result from _swiglu_forward_kernel",
 }
 
 
