@@ -12,6 +12,8 @@ Two pieces, used by ``grader/sandbox.py`` for every child that runs submission c
 * ``MemoryCgroup``: one memory limit over all of the submission's processes and the files it keeps
   in tmpfs (a cgroup v2 where one can be made, else a cgroup v1 memory controller). Without one,
   the only memory limit is per process (``RLIMIT_AS``), and the report says so.
+* ``CpuCgroup``: one CPU share over all of its processes (a quota of cores), and the count of the
+  CPU time they used, which the sandbox charges against the submission's time budget.
 """
 
 from __future__ import annotations
@@ -248,6 +250,109 @@ class MemoryCgroup:
                 return
             except OSError:
                 time.sleep(0.02)
+
+
+class CpuCgroup:
+    """A fresh cgroup (or one per v1 hierarchy) that caps the CPU time of all of the submission's
+    processes together at ``cpus`` cores' worth and counts what they used.
+
+    Without it a submission that starts hundreds of busy processes takes the machine from the
+    submissions graded beside it (a batch), and the wall-clock budgets are what it slows down. With
+    it, the scheduler gives the group its share whatever it starts, and the time its processes use
+    (``cpu_seconds``) is charged against its own budget."""
+
+    def __init__(self, paths: list[Path], usage: Path, version: int, owned: bool = True) -> None:
+        self.paths = paths  # every cgroup the child joins (v1: one per hierarchy)
+        self.usage = usage  # cpu.stat (v2, usage_usec) or cpuacct.usage (v1, nanoseconds)
+        self.version = version
+        self.owned = owned  # False: the memory cgroup's own (v2), which that one joins and removes
+
+    @property
+    def procs_files(self) -> list[str]:
+        return [str(path / "cgroup.procs") for path in self.paths] if self.owned else []
+
+    @classmethod
+    def create(cls, cpus: float, memory: MemoryCgroup | None = None) -> "CpuCgroup | str":
+        """The cgroup(s), or why none could be made (one short phrase for the report). A process is in
+        one cgroup of a v2 hierarchy: where ``memory`` is a v2 cgroup, the limit goes on that one."""
+        if not os.path.exists("/proc/self/cgroup"):
+            return "no cgroups on this system"
+        name = f"mlp-block-grader-cpu-{uuid.uuid4().hex[:12]}"
+        own, mounts = _own_cgroups(), _mounts()
+        period = 100_000
+        quota = max(1000, int(cpus * period))
+        for mount, fstype, _ in mounts:
+            if fstype != "cgroup2" or "" not in own:
+                continue
+            parent = Path(mount) / own[""].lstrip("/")
+            shared = memory is not None and memory.version == 2
+            try:
+                if "cpu" not in (parent / "cgroup.controllers").read_text().split():
+                    continue
+                if "cpu" not in (parent / "cgroup.subtree_control").read_text().split():
+                    _write(parent / "cgroup.subtree_control", "+cpu")
+                path = memory.path if shared else parent / name
+                if not shared:
+                    path.mkdir()
+            except OSError as exc:
+                return f"cgroup v2 cpu not writable ({exc.strerror})"
+            made = cls([path], path / "cpu.stat", 2, owned=not shared)
+            try:
+                _write(path / "cpu.max", f"{quota} {period}")
+                return made
+            except OSError as exc:
+                made.remove()
+                return f"cgroup v2 cpu limit refused ({exc.strerror})"
+        # v1: the cpu controller (the quota) and cpuacct (the count), mounted together or apart.
+        cpu = next(((m, "cpu") for m, t, o in mounts if t == "cgroup" and "cpu" in o.split(",") and "cpu" in own), None)
+        acct = next(((m, "cpuacct") for m, t, o in mounts
+                     if t == "cgroup" and "cpuacct" in o.split(",") and "cpuacct" in own), None)
+        if cpu is None or acct is None:
+            return "no cpu cgroup controller here"
+        paths = []
+        for mount, controller in (cpu, acct):
+            path = Path(mount) / own[controller].lstrip("/") / name
+            if path in paths:
+                continue
+            try:
+                path.mkdir()
+            except OSError as exc:
+                cls(paths, path, 1).remove()
+                return f"cgroup v1 {controller} not writable ({exc.strerror})"
+            paths.append(path)
+        made = cls(paths, paths[-1] / "cpuacct.usage", 1)
+        try:
+            _write(paths[0] / "cpu.cfs_period_us", str(period))
+            _write(paths[0] / "cpu.cfs_quota_us", str(quota))
+            return made
+        except OSError as exc:
+            made.remove()
+            return f"cgroup v1 cpu limit refused ({exc.strerror})"
+
+    def cpu_seconds(self) -> float:
+        """CPU time used by all of the group's processes so far (0 where it cannot be read)."""
+        try:
+            text = self.usage.read_text()
+        except OSError:
+            return 0.0
+        if self.version == 1:
+            return int(text.strip() or 0) / 1e9
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "usage_usec":
+                return int(value) / 1e6
+        return 0.0
+
+    def describe(self) -> str:
+        return f"cgroup v{self.version}"
+
+    def kill_all(self) -> None:
+        for path in self.paths if self.owned else []:
+            MemoryCgroup(path, self.version).kill_all()
+
+    def remove(self) -> None:
+        for path in self.paths if self.owned else []:
+            MemoryCgroup(path, self.version).remove()
 
 
 def join_cgroup_preexec(procs_file: str) -> None:

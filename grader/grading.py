@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.safe_text import printable
-from grader.sandbox import (REPO, Limits, SANDBOX_ENV, SANDBOX_REQUIRED, MAX_SUBMISSION_FILE_BYTES, MAX_SUBMISSION_FILES,
+from grader.sandbox import (REPO, Limits, SANDBOX_ENV, SANDBOX_REQUIRED, SANDBOX_STARTED_ENV, MAX_SUBMISSION_FILE_BYTES, MAX_SUBMISSION_FILES,
                             become_subreaper, exercise_folder, kill_group, kill_strays, spawn)
 
 TASK_TITLES = {"mlp": "MLP", "glu": "GLU", "swiglu": "SwiGLU", "cost": "Cost"}
@@ -140,9 +140,11 @@ def pytest_args(submission: Path, results: Path, seed: int, tasks: list[str] | N
 
 def pytest_env(limits: Limits, sandbox_mode: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "EXERCISE_TARGET", "PYTHONSTARTUP")}
+           if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "EXERCISE_TARGET", "PYTHONSTARTUP", SANDBOX_STARTED_ENV)}
     env.update(limits.to_env())
     env[SANDBOX_ENV] = sandbox_mode
+    if sandbox_mode == "bwrap" and _start_checks.get((limits, sandbox_mode)) == "":
+        env[SANDBOX_STARTED_ENV] = "1"  # the start check started one: see SANDBOX_STARTED_ENV
     # Third-party plugins are not part of grading (and cost start-up time).
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"

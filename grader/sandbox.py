@@ -49,7 +49,7 @@ import time
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from grader import confinement
 from grader.safe_text import printable
@@ -83,6 +83,8 @@ class Limits:
     processes: int = 256             # processes and threads of the submission's uid (RLIMIT_NPROC)
     max_reply_mb: int = 64           # largest evidence the parent accepts from the child
     threads: int = 1                 # torch/OpenMP threads in the child: the probes are small
+    cpus: float = 1.0                # cores' worth of CPU time all of the submission's processes share
+                                     # (a cgroup where one can be made); CPU time counts against budget
 
     ENV = {
         "call_timeout": "GRADER_CALL_TIMEOUT",
@@ -91,6 +93,7 @@ class Limits:
         "memory_mb": "GRADER_MEMORY_MB",
         "processes": "GRADER_PROCESSES",
         "threads": "GRADER_CHILD_THREADS",
+        "cpus": "GRADER_CPUS",
     }
 
     @classmethod
@@ -109,6 +112,10 @@ class Limits:
 SANDBOX_ENV = "GRADER_SANDBOX"  # auto (default) | bwrap (required: fail closed) | none
 SANDBOX_MODES = ("auto", "bwrap", "none")
 SANDBOX_REQUIRED = "bubblewrap is required"  # how every "no sandbox, no grade" error begins
+# Set by the grader once its start check has started a sandboxed child on this machine: from then on a
+# child that cannot start is that submission's problem (a neighbour hogging the machine, its own code),
+# never a sign that the sandbox is unavailable, so it must not stop a whole batch.
+SANDBOX_STARTED_ENV = "GRADER_SANDBOX_STARTED"
 
 
 class GraderError(RuntimeError):
@@ -163,7 +170,7 @@ def _task_count() -> int:
 
 
 def _limit_preexec(limits: Limits, *, data_limit: bool, uid: int | None, own_uid: bool = False,
-                   memory_limit: bool = True, cgroup_procs: str | None = None,
+                   memory_limit: bool = True, cgroup_procs: Sequence[str] = (),
                    cpu_budgets: int = 1) -> Callable[[], None]:
     """Runs in the forked child before exec: cgroup, limits, death with the parent, then ``uid``.
 
@@ -189,8 +196,8 @@ def _limit_preexec(limits: Limits, *, data_limit: bool, uid: int | None, own_uid
             pass
 
     def preexec() -> None:
-        if cgroup_procs is not None:
-            confinement.join_cgroup_preexec(cgroup_procs)  # while still root: the cgroup is root's
+        for procs in cgroup_procs:
+            confinement.join_cgroup_preexec(procs)  # while still root: the cgroups are root's
         if memory_limit:
             limit(resource.RLIMIT_DATA if data_limit else resource.RLIMIT_AS, memory)
         limit(resource.RLIMIT_CPU, cpu, cpu + 5)
@@ -674,6 +681,9 @@ class ChildBackend:
         self._job_user: confinement.JobUser | None = None
         self._cgroup: confinement.MemoryCgroup | None = None
         self._no_cgroup = ""  # why there is no memory limit over all processes, if there is none
+        self._cpu_cgroup: confinement.CpuCgroup | None = None
+        self._no_cpu_cgroup = ""  # why there is no CPU limit over all processes, if there is none
+        self._cpu_seen = 0.0  # the CPU cgroup's count when last charged
         self._plan: Plan | None = None
         self._starts = 0
         self._lock = threading.Lock()
@@ -761,9 +771,10 @@ class ChildBackend:
         if child is not None:
             child.kill()
             state["_child"] = None
-        if state.get("_cgroup") is not None:
-            state["_cgroup"].remove()
-            state["_cgroup"] = None
+        for key in ("_cgroup", "_cpu_cgroup"):
+            if state.get(key) is not None:
+                state[key].remove()
+                state[key] = None
         if state.get("_job_user") is not None:  # kills what still runs as its uid, then frees it
             state["_job_user"].release()
             state["_job_user"] = None
@@ -773,6 +784,11 @@ class ChildBackend:
             state["_runtime"] = None
 
     def _charge(self, seconds: float) -> None:
+        """Charge the task now running: ``seconds`` of wall clock, or the CPU time the submission's
+        processes used since the last charge, whichever is more (busy background processes pay too)."""
+        if self._cpu_cgroup is not None:
+            used = self._cpu_cgroup.cpu_seconds()
+            seconds, self._cpu_seen = max(seconds, used - self._cpu_seen), max(used, self._cpu_seen)
         self._spent[self.task] = self._spent.get(self.task, 0.0) + seconds
 
     def _budget_left(self) -> float:
@@ -840,6 +856,8 @@ class ChildBackend:
             self._loaded.clear()
         if self._cgroup is not None:
             self._cgroup.kill_all()
+        if self._cpu_cgroup is not None:
+            self._cpu_cgroup.kill_all()
         if self.sandbox:
             kill_strays()
 
@@ -863,6 +881,9 @@ class ChildBackend:
         if not plans:
             raise GraderError(f"{SANDBOX_REQUIRED} ({SANDBOX_ENV}={self.mode}) but is not installed, or this is"
                               " not Linux: install bubblewrap, or grade with --sandbox auto (not for credit)")
+        proven = self.mode == "bwrap" and os.environ.get(SANDBOX_STARTED_ENV) == "1"
+        if proven:  # the sandbox works here: try it twice, and never fall back (see SANDBOX_STARTED_ENV)
+            plans = [plans[0], plans[0]]
         for plan in plans:
             if not plan.sandboxed and self.sandbox and errors:  # say why the sandbox is not there
                 plan = _plans(self.sandbox, self.mode, bwrap_failure=errors[0].split(": ", 1)[-1])[-1]
@@ -881,6 +902,10 @@ class ChildBackend:
             self._starts += 1
             self._child = child
             return child
+        if proven:
+            raise GraderError("the sandboxed process for this submission did not start, twice, although the sandbox"
+                              " starts on this machine (the machine overloaded?): not graded, grade it again: "
+                              + " ".join(errors[-1].split(": ", 1)[-1].split()))
         if self.mode == "bwrap":
             raise GraderError(f"{SANDBOX_REQUIRED} ({SANDBOX_ENV}={self.mode}) but could not start here: "
                               + " ".join(errors[0].split(": ", 1)[-1].split()))
@@ -900,6 +925,17 @@ class ChildBackend:
                 self._no_cgroup = made
             else:
                 self._cgroup = made
+        if self._cpu_cgroup is None and not self._no_cpu_cgroup:
+            made = confinement.CpuCgroup.create(self.limits.cpus, memory=self._cgroup)
+            if isinstance(made, str):
+                self._no_cpu_cgroup = made
+            else:
+                self._cpu_cgroup = made
+                self._cpu_seen = made.cpu_seconds()
+
+    def _cgroup_procs(self) -> list[str]:
+        procs = [self._cgroup.procs_file] if self._cgroup is not None else []
+        return procs + (self._cpu_cgroup.procs_files if self._cpu_cgroup is not None else [])
 
     def _isolation_text(self, plan: Plan) -> str:
         if not self.sandbox:
@@ -908,7 +944,9 @@ class ChildBackend:
                else "as the grader's own user")
         memory = (f"memory limit over all its processes ({self._cgroup.describe()})" if self._cgroup is not None
                   else f"memory limit per process only ({self._no_cgroup})")
-        return f"{plan.isolation}; {who}; {memory}"
+        cpu = (f"CPU limit {self.limits.cpus:g} core over all its processes ({self._cpu_cgroup.describe()})"
+               if self._cpu_cgroup is not None else f"no CPU limit over its processes ({self._no_cpu_cgroup})")
+        return f"{plan.isolation}; {who}; {memory}; {cpu}"
 
     def _prepare_runtime(self) -> Path:
         """A private copy of probes + child and of the submission's top-level .py files."""
@@ -952,6 +990,7 @@ class ChildBackend:
         threads = str(self.limits.threads)
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": "/tmp" if self._plan.bwrap else home,
                "LANG": "C.UTF-8", "OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
+               "OPENBLAS_NUM_THREADS": threads,
                "MALLOC_ARENA_MAX": "2", "TRITON_CACHE_DIR": f"{home}/.triton",
                "PYTHONDONTWRITEBYTECODE": "1"}
         for var in ("CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "TRITON_INTERPRET"):
@@ -997,7 +1036,7 @@ class ChildBackend:
                                                    # a local run is the student's own machine: crashes
                                                    # and hangs are caught, memory is theirs to use
                                                    memory_limit=self.sandbox,
-                                                   cgroup_procs=self._cgroup.procs_file if self._cgroup else None,
+                                                   cgroup_procs=self._cgroup_procs(),
                                                    cpu_budgets=CPU_BUDGETS)
                          if os.name == "posix" else None)
         except (OSError, subprocess.SubprocessError) as exc:  # e.g. the uid may not run this Python
