@@ -666,28 +666,54 @@ def autograd_with_stand_ins(target, gen, gate, value, grad_out, device) -> tuple
     return coefficients, evidence
 
 
+_kernels_verdicts: dict[tuple[int, str], str] = {}
+
+
+def expect_kernels_compute_swiglu(kernels, device: str, what: str) -> None:
+    """A value the student's own process computed counts only once the kernels compute SwiGLU where no
+    Python of the student's runs (the ``kernels`` process): in the student's process, any code of the
+    file could make a launch "compute" whatever it likes. One forward and one backward on fixed data,
+    once per session; a right kernel passes on any data, so the verdict does not move with the seed."""
+    key = (id(kernels), device)
+    if key not in _kernels_verdicts:
+        data = torch.Generator().manual_seed(0)
+        try:
+            evidence, gate, value, _ = run_kernels(kernels, data, "forward", (3, 37), device=device)
+            check_forward(kernels, evidence, gate, value)
+            evidence, gate, value, grad_out = run_kernels(kernels, data, "backward", (3, 37), device=device)
+            check_backward(kernels, evidence, grad_out, gate, value)
+            _kernels_verdicts[key] = ""
+        except pytest.fail.Exception as failure:
+            _kernels_verdicts[key] = str(failure).splitlines()[0] if str(failure) else "the kernels failed"
+    if _kernels_verdicts[key]:
+        fail(f"{what} is right, but it counts once your kernels compute SwiGLU on their own"
+             f" (test_forward_float32 and test_backward_float32 pass); they do not yet: {_kernels_verdicts[key]}")
+
+
 @pytest.mark.points(2)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["float32", "bfloat16"])
-def test_autograd_gradients(target, gen, dtype, device):
+def test_autograd_gradients(target, kernels, gen, dtype, device):
     shape = (3, 5, 41)
     gate, value, grad_out = draw(gen, shape, dtype, GATE_SCALE), draw(gen, shape, dtype), draw(gen, shape, dtype)
     evidence = target.probe(EXERCISE, "swiglu_autograd", gate=gate, value=value, grad_out=grad_out, device=device)
     check_autograd(target, evidence, grad_out, gate, value, autograd_with_stand_ins(target, gen, gate, value, grad_out,
                                                                                    device))
+    expect_kernels_compute_swiglu(kernels, device, f"swiglu's gradients by autograd in {dtype}")
 
 
 @pytest.mark.points(1)
-def test_autograd_sum_backward(target, gen, device):
+def test_autograd_sum_backward(target, kernels, gen, device):
     # out.sum().backward() hands the backward a grad_out of ones with every stride 0.
     shape = (4, 7, 19)
     gate, value = draw(gen, shape, torch.float32, GATE_SCALE), draw(gen, shape, torch.float32)
     evidence = target.probe(EXERCISE, "swiglu_autograd", gate=gate, value=value, device=device)
     check_autograd(target, evidence, torch.ones(shape), gate, value,
                    autograd_with_stand_ins(target, gen, gate, value, None, device))
+    expect_kernels_compute_swiglu(kernels, device, "swiglu's gradients for out.sum().backward()")
 
 
 @pytest.mark.points(1)
-def test_gradcheck_float64(target, gen, device):
+def test_gradcheck_float64(target, kernels, gen, device):
     gate, value = draw(gen, (3, 7), torch.float64, GATE_SCALE), draw(gen, (3, 7), torch.float64)
     evidence = target.probe(EXERCISE, "swiglu_gradcheck", gate=gate, value=value, device=device)
     if not evidence["passed"]:
@@ -697,6 +723,7 @@ def test_gradcheck_float64(target, gen, device):
         fail(f"torch.autograd.gradcheck(swiglu, (gate, value)) in float64 failed: {said}."
              " The backward kernel's gradients (TODO 2, returned by SwiGLUFunction.backward, TODO 4) must match"
              " finite differences of the forward; float64 tensors are computed in COMPUTE_DTYPE (float64)")
+    expect_kernels_compute_swiglu(kernels, device, "gradcheck of swiglu")
 
 
 BAD_CALLS = [
@@ -760,7 +787,7 @@ def glu_reference(reference, gen, weights, x, **kwargs) -> dict:
 @pytest.mark.points(2)
 @pytest.mark.parametrize("dtype,shape", [(torch.float64, (2, 3, 4, HIDDEN)), (torch.float32, (5, 7, HIDDEN))],
                          ids=["float64-4d", "float32-3d"])
-def test_fused_matches_glu(target, reference, gen, dtype, shape, device):
+def test_fused_matches_glu(target, kernels, reference, gen, dtype, shape, device):
     got, weights, x, _ = run(target, FUSED, gen, shape=shape, dtype=dtype, device=device)
     want = glu_reference(reference, gen, weights, x.double())
     what = f"{fused_where(target, 'forward', 'TODO 7')} against GLU(activation_fn=nn.SiLU) with the same weights"
@@ -772,10 +799,11 @@ def test_fused_matches_glu(target, reference, gen, dtype, shape, device):
     rtol, atol = (1e-9, 1e-10) if dtype == torch.float64 else (1e-5, 1e-5)
     hint = float64_hint(out, want["out"], "Wo(swiglu(Wg(x), Wv(x))): gate from Wg, value from Wv")
     expect_close(out.double(), want["out"], what, hint, rtol=rtol, atol=atol)
+    expect_kernels_compute_swiglu(kernels, device, f"FusedSwiGLU's output in {dtype}")
 
 
 @pytest.mark.points(2)
-def test_fused_gradients(target, reference, gen, device):
+def test_fused_gradients(target, kernels, reference, gen, device):
     got, weights, x, _ = run(target, FUSED, gen, backward=True, device=device)
     want = glu_reference(reference, gen, weights, x, backward=True, grad_out=got["grad_out"])
     where = fused_where(target, "forward", "TODO 7")
@@ -788,6 +816,7 @@ def test_fused_gradients(target, reference, gen, device):
         if got["grads"].get(name) is None:
             fail(f"{where}: no gradient reached {name}")
         expect_close(got["grads"][name], grad, f"{where}: gradient of {name}", float64_hint(got["grads"][name], grad, ""))
+    expect_kernels_compute_swiglu(kernels, device, "FusedSwiGLU's gradients")
 
 
 @pytest.mark.points(1)
@@ -828,7 +857,7 @@ def test_fused_uses_kernels(target, gen, device):
 
 
 @pytest.mark.points(1)
-def test_fused_dropout_off_unless_training(target, reference, gen, device):
+def test_fused_dropout_off_unless_training(target, kernels, reference, gen, device):
     got, weights, x, _ = run(target, FUSED, gen, shape=DROPOUT_SHAPE, dropout=P, train=False, device=device)
     clean = glu_reference(reference, gen, weights, x)["out"]
     expect_close(got["out"], clean, f"{fused_where(target, 'forward', 'TODO 7')} in eval mode with dropout={P}",
@@ -838,6 +867,7 @@ def test_fused_dropout_off_unless_training(target, reference, gen, device):
     expect_close(got["out"], clean, f"{fused_where(target, 'forward', 'TODO 7')} in training mode with dropout=0.0",
                  float64_hint(got["out"], clean, "create the dropout module with the rate `dropout`:"
                               " nn.Dropout(dropout) (TODO 6)"))
+    expect_kernels_compute_swiglu(kernels, device, "FusedSwiGLU's output without dropout")
 
 
 def fused_dropout(target, reference, gen, device) -> tuple[torch.Tensor, torch.Tensor]:
@@ -858,7 +888,7 @@ def test_fused_dropout_share_of_zeros(target, reference, gen, device):
 
 
 @pytest.mark.points(1)
-def test_fused_dropout_kept_scaled(target, reference, gen, device):
+def test_fused_dropout_kept_scaled(target, kernels, reference, gen, device):
     out, clean = fused_dropout(target, reference, gen, device)
     expect_shape(out.shape, clean.shape, "FusedSwiGLU.forward in training mode")
     kept = out != 0
@@ -869,3 +899,4 @@ def test_fused_dropout_kept_scaled(target, reference, gen, device):
                  f"{fused_where(target, 'forward', 'TODO 7')}: kept outputs in training mode with dropout={P}",
                  float64_hint(out[kept], clean[kept] / (1 - P), "each kept output equals the eval-mode output"
                               " divided by (1 - p): is dropout the last step?"))
+    expect_kernels_compute_swiglu(kernels, device, "FusedSwiGLU's dropout scaling")
