@@ -60,7 +60,7 @@ class Outcome:
 
 def expected_failures(variant: Path) -> dict[str, str]:
     """Read EXPECT_FAILURES without importing the variant (it is code under test)."""
-    expected = _module_constant(variant, "EXPECT_FAILURES")
+    expected = module_constant(variant, "EXPECT_FAILURES")
     if expected is None:
         raise ValueError(f"{variant} declares no EXPECT_FAILURES")
     return expected
@@ -115,7 +115,7 @@ def read_report(report: Path) -> dict[str, Outcome]:
     return outcomes
 
 
-def _module_constant(variant: Path, name: str):
+def module_constant(variant: Path, name: str):
     for node in ast.parse(variant.read_text()).body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
             return ast.literal_eval(node.value)
@@ -124,7 +124,7 @@ def _module_constant(variant: Path, name: str):
 
 def edits(variant: Path) -> list[tuple] | None:
     """The variant's EDITS of the reference, or None for a whole implementation."""
-    return _module_constant(variant, "EDITS")
+    return module_constant(variant, "EDITS")
 
 
 class EditDoesNotApply(ValueError):

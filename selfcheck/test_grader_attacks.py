@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from selfcheck.harness import REPO, VARIANTS, materialize, run_suite
+from selfcheck.harness import REPO, VARIANTS, apply_edits, edits, materialize, module_constant, run_suite
 
 ATTACKS_DIR = Path(__file__).resolve().parent / "attacks"
 ATTACKS = sorted(p.name for p in ATTACKS_DIR.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
@@ -66,6 +66,13 @@ LIMITS = ["--call-timeout", "4", "--budget", "10", "--memory-mb", "1024"]
 # (test_grader_reports.py, test_classroom50.py).
 BATCH_TASKS = ["--tasks", "mlp,glu"]
 BATCH_WALL_LIMIT = 300  # seconds: far above what the batch needs, far below "hangs forever"
+# Attacks on the SwiGLU task's evidence, graded in a batch of their own (the Triton interpreter is slow),
+# beside their controls: the same file without the attack. An attack may score what its control scores
+# and no more; where the attack breaks the rules for kernel source, the message says so.
+SWIGLU_CONTROLS = {"forge_launch_evidence": "swiglu_in_pytorch",  # PyTorch SwiGLU, no kernel launched
+                   "kernel_default_runs_code": "kernels_compute_nothing"}  # kernels launched, computing nothing
+SWIGLU_ATTACKS = sorted({*SWIGLU_CONTROLS, *SWIGLU_CONTROLS.values()})
+SWIGLU_LIMITS = ["--call-timeout", "60", "--budget", "120", "--memory-mb", "2048"]
 
 
 def place(source: Path, dest: Path) -> None:
@@ -74,9 +81,21 @@ def place(source: Path, dest: Path) -> None:
         stored.rename(stored.with_suffix(""))
 
 
-def build_batch(folder: Path, attacks: list[str], loopback_port: int = 0) -> None:
+def attack_source(stored: Path) -> str:
+    """The file as graded: the stored text, or, for one stored as ``BASE`` and ``EDITS``, its base (a file
+    of this repository, or the same file of another attack) with the edits applied."""
+    changes, base = edits(stored), module_constant(stored, "BASE")
+    if changes is None or not base:
+        return stored.read_text()
+    source = REPO / base if "/" in base else ATTACKS_DIR / base / stored.name
+    return apply_edits(attack_source(source), changes, f"{stored.parent.name}/{stored.name}")
+
+
+def build_batch(folder: Path, attacks: list[str], loopback_port: int = 0, honest: bool = True) -> None:
     for name in attacks:
         place(ATTACKS_DIR / name, folder / name)
+        for stored in (ATTACKS_DIR / name).glob("*.py"):
+            (folder / name / stored.name).write_text(attack_source(stored))
         source = ATTACKS_DIR / name / "mlp_block.py"
         if source.exists() and "import payoff" in source.read_text():  # what it earns if its action works
             shutil.copy(ATTACKS_DIR / "_payoff" / "payoff.py", folder / name / "payoff.py")
@@ -84,6 +103,8 @@ def build_batch(folder: Path, attacks: list[str], loopback_port: int = 0) -> Non
         (folder / "background_process" / "daemon_token.py").write_text(f'TOKEN = "{DAEMON_NAME}"\n')
     if "reaches_host_loopback" in attacks:
         (folder / "reaches_host_loopback" / "loopback_port.py").write_text(f"PORT = {loopback_port}\n")
+    if not honest:
+        return
     (folder / "correct").mkdir()
     shutil.copy(VARIANTS / "mlp_block" / "correct_textbook.py", folder / "correct" / "mlp_block.py")
     (folder / "partial").mkdir()  # MLP right, GLU with the activation on the wrong path
@@ -116,11 +137,12 @@ def bwrap_expected() -> bool:
 
 
 def run_batch(tmp: Path, attacks: list[str], *extra: str, limits=LIMITS, loopback_port: int = 0,
-              expect_code: int = 0) -> dict:
+              expect_code: int = 0, honest: bool = True, jobs: int = 3) -> dict:
     batch, grades = tmp / "submissions", tmp / "grades.csv"
     batch.mkdir()
-    build_batch(batch, attacks, loopback_port)
-    proc, seconds = grader("--batch", str(batch), "--csv", str(grades), "--jobs", "3", *limits, *extra, cwd=tmp)
+    build_batch(batch, attacks, loopback_port, honest)
+    proc, seconds = grader("--batch", str(batch), "--csv", str(grades), "--jobs", str(jobs), *limits, *extra,
+                           cwd=tmp)
     if "--sandbox" not in extra and proc.returncode == 3 and not bwrap_expected():
         pytest.skip(f"bubblewrap is not installed here (install it to run these checks): {proc.stderr[-300:]}")
     assert proc.returncode == expect_code, proc.stderr[-3000:]
@@ -145,6 +167,21 @@ def resources(tmp_path_factory) -> dict:
         server.listen(16)
         return run_batch(tmp_path_factory.mktemp("resources"), RESOURCE_ATTACKS + SLOW_EVIDENCE_ATTACKS,
                          *BATCH_TASKS, limits=RESOURCE_LIMITS, loopback_port=server.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def swiglu_batch(tmp_path_factory) -> dict:
+    return run_batch(tmp_path_factory.mktemp("swiglu"), SWIGLU_ATTACKS, "--tasks", "swiglu", limits=SWIGLU_LIMITS,
+                     honest=False)
+
+
+@pytest.fixture(scope="module")
+def beside_hog(tmp_path_factory) -> dict:
+    """An honest submission's grading time alone, and beside cpu_hog in a batch of two jobs."""
+    alone = run_batch(tmp_path_factory.mktemp("alone"), [], *BATCH_TASKS, jobs=2)
+    beside = run_batch(tmp_path_factory.mktemp("beside_hog"), ["cpu_hog"], *BATCH_TASKS, jobs=2)
+    return {"alone": alone["by_name"]["correct"], "beside": beside["by_name"]["correct"],
+            "hog": beside["by_name"]["cpu_hog"]}
 
 
 def python_for_others() -> bool:
@@ -184,7 +221,7 @@ def test_every_attack_has_a_folder():
     assert set(PROCESS_ATTACKS) | set(FILE_ATTACKS) <= set(ATTACKS), set(PROCESS_ATTACKS + FILE_ATTACKS) - set(ATTACKS)
 
 
-BATCH_ATTACKS = [a for a in ATTACKS if a not in RESOURCE_ATTACKS + SLOW_EVIDENCE_ATTACKS]
+BATCH_ATTACKS = [a for a in ATTACKS if a not in RESOURCE_ATTACKS + SLOW_EVIDENCE_ATTACKS + SWIGLU_ATTACKS]
 NOT_AN_ATTACK = {"hang_in_mlp_forward"}  # a student's bug with a correct GLU: graded in the batch, not 0
 
 
@@ -213,6 +250,32 @@ def test_hostile_evidence_is_refused_and_costs_the_grader_little(request, attack
     row = batch["by_name"][attack]
     expect_zero(row)
     assert int(row["grader_peak_mb"]) < GRADER_PEAK_LIMIT_MB, row
+
+
+@pytest.mark.parametrize("attack", sorted(SWIGLU_CONTROLS))
+def test_swiglu_attack_scores_no_more_than_its_control(swiglu_batch, attack):
+    """Forged launch evidence, or Python in a kernel's default argument, earns nothing over the same
+    file without the attack."""
+    control, row = swiglu_batch["by_name"][SWIGLU_CONTROLS[attack]], swiglu_batch["by_name"][attack]
+    assert is_sandboxed(row), f"{attack}: graded without the sandbox ({row['isolation']})"
+    assert row["status"] == control["status"] == "graded", (row, control)
+    assert 0 < int(control["score"]) < int(control["max_score"]), control
+    assert int(row["score"]) <= int(control["score"]), (
+        f"{attack} scored {row['score']}, its control {control['score']}: {row['first_failure']}")
+    if attack == "kernel_default_runs_code":
+        assert "has a default value" in row["first_failure"], row["first_failure"]
+
+
+def test_a_cpu_hog_does_not_slow_its_neighbour(beside_hog):
+    """All of a submission's processes share one core's worth of CPU: 240 busy loops in sessions of their
+    own leave the honest submission graded beside them about as fast as alone (without the limit it took
+    three times as long on two cores)."""
+    alone, beside = (float(beside_hog[k]["seconds"]) for k in ("alone", "beside"))
+    assert beside_hog["beside"]["score"] == beside_hog["beside"]["max_score"], beside_hog["beside"]
+    expect_zero(beside_hog["hog"])
+    if "CPU limit 1 core over all its processes" not in beside_hog["hog"]["isolation"]:
+        pytest.skip(f"no CPU cgroup could be made here: {beside_hog['hog']['isolation']}")
+    assert beside < 1.8 * alone + 2, f"graded in {alone:.1f} s alone, {beside:.1f} s beside the hog"
 
 
 def test_each_submission_runs_as_its_own_user_with_one_memory_limit(resources):
@@ -338,6 +401,29 @@ def test_required_sandbox_that_cannot_start_means_no_score(tmp_path):
     assert proc.returncode == 3 and "bubblewrap is required" in proc.stderr, proc.stderr
     rows = list(csv.DictReader(open(tmp_path / "g.csv"))) if (tmp_path / "g.csv").exists() else []
     assert not [r for r in rows if r["status"] == "graded"], rows
+
+
+def test_a_child_that_cannot_start_once_the_sandbox_has_is_that_submissions_error(tmp_path):
+    """Once the start check has started a sandboxed child (GRADER_SANDBOX_STARTED), a child that then
+    does not start, twice (a hog beside it, its own code), is an error of that grade, not "bubblewrap is
+    required", which would stop the whole batch."""
+    from grader.grading import START_CHECK, SandboxUnavailable, _child_cannot_start
+    from grader.sandbox import SANDBOX_REQUIRED, SANDBOX_STARTED_ENV
+
+    (tmp_path / "submission").mkdir()
+    env = {**os.environ, **fake_bwrap(tmp_path), "PYTHONPATH": str(REPO), "GRADER_SANDBOX": "bwrap"}
+    said = {}
+    for proven in (False, True):
+        env[SANDBOX_STARTED_ENV] = "1" if proven else ""
+        proc = subprocess.run([sys.executable, "-c", START_CHECK, str(tmp_path / "submission")], cwd=REPO, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        said[proven] = " ".join(proc.stdout.split())
+    assert said[False].startswith(SANDBOX_REQUIRED), said
+    assert not said[True].startswith(SANDBOX_REQUIRED) and "did not start, twice" in said[True], said
+    assert "uid map" in said[True], said  # the reason bubblewrap gave
+    assert not isinstance(_child_cannot_start(said[True]), SandboxUnavailable)
+    assert isinstance(_child_cannot_start(said[False]), SandboxUnavailable)
 
 
 def test_incomplete_or_malformed_results_are_an_error():
