@@ -127,13 +127,19 @@ def diagnosis_input(x: torch.Tensor) -> torch.Tensor:
 def diagnose(reference, block: Block, w: dict, x: torch.Tensor, got: torch.Tensor,
              activation: str | None) -> str:
     """The hint of the known mistake whose output ``got`` is (``reference.mistakes`` computes them)."""
+    return named_mistake(reference, block, w, x, got, activation) or (
+        f"check {block.name}.forward ({block.forward_todo}) against the formula in its docstring layer by layer")
+
+
+def named_mistake(reference, block: Block, w: dict, x: torch.Tensor, got: torch.Tensor,
+                  activation: str | None) -> str | None:
+    """The hint of the known mistake whose output ``got`` is, or None where it is none of them."""
     rows = diagnosis_input(x)
     got = got.reshape(-1, got.shape[-1])[:DIAGNOSIS_POSITIONS]
     for hint, candidate in reference.mistakes(block.name, w, rows, activation):
         if is_close(got, candidate, 1e-9, 1e-10):
             return hint
-    return (f"check {block.name}.forward ({block.forward_todo}) against the formula in its docstring"
-            " layer by layer")
+    return None
 
 
 # ------------------------------------------------------------ when the code under test raises

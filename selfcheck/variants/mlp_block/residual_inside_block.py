@@ -3,7 +3,6 @@
 EXPECT_FAILURES = {
     "test_parity_with_reference[default-MLP]": "the residual connection belongs outside the block",
     "test_dropout_share_of_zeros[GLU]": "the block adds its input x",
-    "test_dropout_off_in_eval_mode[MLP]": "residual connection belongs outside the block",
 }
 
 EDITS = [
