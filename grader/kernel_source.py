@@ -122,9 +122,13 @@ CONSTEXPR_SPELLINGS = {CONSTEXPR, "triton.language.constexpr"}
 
 
 def _parameters(node: ast.FunctionDef) -> list[str]:
-    """Each parameter as the stub writes it: its name, and ``: tl.constexpr`` for a constexpr."""
-    return [f"{a.arg}: {CONSTEXPR}" if a.annotation is not None else a.arg
-            for a in node.args.posonlyargs + node.args.args]
+    """Each parameter as written: its name, and its annotation (``tl.constexpr`` however spelled)."""
+    def shown(a: ast.arg) -> str:
+        if a.annotation is None:
+            return a.arg
+        annotation = ast.unparse(a.annotation)
+        return f"{a.arg}: {CONSTEXPR if annotation in CONSTEXPR_SPELLINGS else _shown(a.annotation)}"
+    return [shown(a) for a in node.args.posonlyargs + node.args.args]
 
 
 def _shown(node: ast.AST, limit: int = 60) -> str:
@@ -138,6 +142,15 @@ def _literal(node: ast.expr) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         node = node.operand
     return isinstance(node, ast.Constant)
+
+
+def _defaults(node: ast.FunctionDef) -> dict[str, ast.expr]:
+    """Each parameter's default value, by parameter name."""
+    args = node.args
+    positional = args.posonlyargs + args.args
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    return defaults
 
 
 def _definition_problem(node: ast.FunctionDef, stub: ast.FunctionDef | None, display: str) -> KernelSourceError | None:
@@ -155,14 +168,9 @@ def _definition_problem(node: ast.FunctionDef, stub: ast.FunctionDef | None, dis
                                      f" the only annotation a kernel parameter may have is `{CONSTEXPR}` ({rule})")
     if node.returns is not None:
         return KernelSourceError(f"{where} has a return annotation `-> {_shown(node.returns)}`: remove it ({rule})")
-    positional = args.posonlyargs + args.args
-    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
-    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
-    stub_defaults = {} if stub is None else {a.arg: ast.unparse(d) for a, d in zip(
-        (stub.args.posonlyargs + stub.args.args)[-len(stub.args.defaults):] if stub.args.defaults else [],
-        stub.args.defaults)}
-    for name, default in defaults.items():
-        if stub is not None and stub_defaults.get(name) == ast.unparse(default):
+    stub_defaults = {} if stub is None else {name: ast.unparse(d) for name, d in _defaults(stub).items()}
+    for name, default in _defaults(node).items():
+        if stub_defaults.get(name) == ast.unparse(default):
             continue
         if stub is not None:
             return KernelSourceError(f"{where}: parameter {name} has a default value (`= {_shown(default)}`),"
@@ -177,11 +185,15 @@ def _signature_problem(node: ast.FunctionDef, stub: ast.FunctionDef, display: st
     got, want = _parameters(node), _parameters(stub)
     extra = [f"*{node.args.vararg.arg}"] if node.args.vararg else []
     extra += [a.arg for a in node.args.kwonlyargs] + ([f"**{node.args.kwarg.arg}"] if node.args.kwarg else [])
+    if [p.split(":")[0] for p in got] == [p.split(":")[0] for p in want] and not extra:
+        problem = _definition_problem(node, stub, display)  # the names are right: say what else is wrong
+        if problem is not None:
+            return problem
     if got != want or extra:
         return KernelSourceError(
             f"{node.name} in {display} takes ({', '.join(got + extra)}), expected ({', '.join(want)}): the tests"
             f" launch it with the stub's launch code, so keep the signature the stub gives ({KERNELS[node.name]})")
-    return _definition_problem(node, stub, display)
+    return None
 
 
 def _span(node: ast.FunctionDef) -> tuple[int, int]:

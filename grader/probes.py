@@ -629,7 +629,6 @@ class TritonWatch:
     def __init__(self, module: ModuleType) -> None:
         self.module_name = module.__name__
         self.launches: list[dict] = []
-        self.written: set[int] = set()  # storages of tensors handed to the module's own kernels
         self.violation: str | None = None
 
     def __enter__(self) -> "TritonWatch":
@@ -640,19 +639,13 @@ class TritonWatch:
         _guard_triton().watches.remove(self)
 
     def launched(self, kernel: str, home: str, tensors: list[tuple[str, torch.Tensor]]) -> None:
-        ours = home == self.module_name
-        self.launches.append({"kernel": kernel, "module": home, "ours": ours})
-        if ours:
-            self.written.update(t.untyped_storage().data_ptr() for _, t in tensors)
+        self.launches.append({"kernel": kernel, "module": home, "ours": home == self.module_name})
 
     def ours(self) -> list[str]:
         return [launch["kernel"] for launch in self.launches if launch["ours"]]
 
     def foreign(self) -> list[str]:
         return [f"{launch['kernel']} (from {launch['module']})" for launch in self.launches if not launch["ours"]]
-
-    def wrote(self, t: object) -> bool:
-        return isinstance(t, torch.Tensor) and t.untyped_storage().data_ptr() in self.written
 
 
 def _watched_stage(watch: TritonWatch, stage: str, fn: Callable, *args, **kwargs):
@@ -877,7 +870,6 @@ def swiglu_kernels(
         **{k: _cpu(t) for k, t in outputs.items()},
         "kernels": watch.ours(),
         "foreign_kernels": watch.foreign(),
-        "written_by_kernel": {k: watch.wrote(t) for k, t in outputs.items()},
         "inputs_changed": [k for k, t in inputs.items() if not torch.equal(t, before[k])],
         "guards_touched": [label for label, buffer, views in buffers if _guard_touched(buffer, views)],
         "interpreted": triton_interpreting(),
@@ -921,8 +913,6 @@ def swiglu_autograd(
         "out": _cpu(out),
         "requires_grad": out.requires_grad,
         "grad_fn": type(out.grad_fn).__name__ if out.grad_fn is not None else None,
-        "forward_kernels": forward_watch.ours(),
-        "backward_kernels": [],
         "grad_gate": None,
         "grad_value": None,
         "interpreted": triton_interpreting(),
@@ -934,8 +924,7 @@ def swiglu_autograd(
             _watched_stage(backward_watch, "swiglu (backward pass)", out.sum().backward)
         else:
             _watched_stage(backward_watch, "swiglu (backward pass)", out.backward, grad_out.to(out))
-    evidence.update(backward_kernels=backward_watch.ours(), grad_gate=_cpu(gate.grad),
-                    grad_value=_cpu(value.grad))
+    evidence.update(grad_gate=_cpu(gate.grad), grad_value=_cpu(value.grad))
     return evidence
 
 
@@ -985,23 +974,3 @@ def swiglu_bad_arguments(module: ModuleType, case: str, device: str = "cpu") -> 
     except Exception as exc:  # the point of the probe: what the code under test raises
         return {"raised": type(exc).__name__, "message": " ".join(str(exc).split())[:400]}
     return {"raised": None, "message": ""}
-
-
-@probe
-def fused_block_kernels(module: ModuleType, cls_name: str, ctor: dict, x: torch.Tensor,
-                        device: str = "cpu") -> dict:
-    """Which Triton kernels of the module the block launches in its forward and in its backward."""
-    _check_triton_ready(f"{cls_name}.forward")
-    block = _build(module, cls_name, ctor)
-    _stage(f"{cls_name}.to", block.to, device=device, dtype=x.dtype)
-    x = x.to(device).requires_grad_(True)
-    with TritonWatch(module) as forward_watch:
-        out = _watched_stage(forward_watch, f"{cls_name}.forward", block, x)
-    if not isinstance(out, torch.Tensor):
-        raise CodeUnderTestError(f"{cls_name}.forward", TypeError(f"returned {_describe_result(out)}, not a Tensor"))
-    evidence = {"forward_kernels": forward_watch.ours(), "backward_kernels": [], "requires_grad": out.requires_grad}
-    if out.requires_grad:
-        with TritonWatch(module) as backward_watch:
-            _watched_stage(backward_watch, f"{cls_name}.forward (backward pass)", out.sum().backward)
-        evidence["backward_kernels"] = backward_watch.ours()
-    return evidence

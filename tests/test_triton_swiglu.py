@@ -614,7 +614,7 @@ def test_inputs_unmodified(target, gen, op, layout, device):
 
 # ---------------------------------------------------------------------------- autograd wiring
 
-def check_autograd(target, evidence: dict, grad_out, gate, value, swapped: tuple | None) -> None:
+def check_autograd(target, evidence: dict, grad_out, gate, value, swapped: tuple[dict, dict]) -> None:
     """``swapped``: (coefficients, evidence) of the same call with the kernels replaced by stand-ins."""
     here = target.where(EXERCISE)
     if not evidence["requires_grad"]:
@@ -623,17 +623,16 @@ def check_autograd(target, evidence: dict, grad_out, gate, value, swapped: tuple
     if "SwiGLUFunction" not in (evidence["grad_fn"] or ""):
         fail(f"the output of swiglu was made by {evidence['grad_fn']}, not by SwiGLUFunction: return"
              f" SwiGLUFunction.apply(gate, value) (TODO 5 in {here}) so autograd runs your backward kernel")
-    if swapped is not None:
-        coefficients, got = swapped
-        expect_stand_in_followed(target, follows(got["out"], stand_in_forward(gate, value, coefficients["forward"])),
-                                 "forward", "swiglu", coefficients,
-                                 f"SwiGLUFunction.forward calls swiglu_forward: TODO 3 in {here}")
-        # Either order: the order is judged on the real gradients below.
-        grads = stand_in_backward(grad_out, gate, value, coefficients["backward"])
-        ok = ((follows(got["grad_gate"], grads[0]) and follows(got["grad_value"], grads[1]))
-              or (follows(got["grad_gate"], grads[1]) and follows(got["grad_value"], grads[0])))
-        expect_stand_in_followed(target, ok, "backward", "backward through swiglu", coefficients,
-                                 f"SwiGLUFunction.backward calls swiglu_backward: TODO 4 in {here}")
+    coefficients, got = swapped
+    expect_stand_in_followed(target, follows(got["out"], stand_in_forward(gate, value, coefficients["forward"])),
+                             "forward", "swiglu", coefficients,
+                             f"SwiGLUFunction.forward calls swiglu_forward: TODO 3 in {here}")
+    # Either order: the order is judged on the real gradients below.
+    grads = stand_in_backward(grad_out, gate, value, coefficients["backward"])
+    ok = ((follows(got["grad_gate"], grads[0]) and follows(got["grad_value"], grads[1]))
+          or (follows(got["grad_gate"], grads[1]) and follows(got["grad_value"], grads[0])))
+    expect_stand_in_followed(target, ok, "backward", "backward through swiglu", coefficients,
+                             f"SwiGLUFunction.backward calls swiglu_backward: TODO 4 in {here}")
     for name in ("grad_gate", "grad_value"):
         if evidence[name] is None:
             fail(f"no gradient reached {name.removeprefix('grad_')}: SwiGLUFunction.backward returns one gradient"
@@ -655,9 +654,8 @@ def check_autograd(target, evidence: dict, grad_out, gate, value, swapped: tuple
         expect_rounded(got, want, f"swiglu: {name} by autograd in {gate.dtype}", hint, **tol)
 
 
-def autograd_with_stand_ins(target, gen, gate, value, grad_out, device) -> tuple[dict, dict] | None:
-    """The same autograd call with the kernels replaced by stand-ins: (coefficients, evidence), or None
-    when it does not get that far (the checks of the real call then say why)."""
+def autograd_with_stand_ins(target, gen, gate, value, grad_out, device) -> tuple[dict, dict]:
+    """The same autograd call with the kernels replaced by stand-ins: (coefficients, evidence)."""
     coefficients = stand_in_coefficients(gen)
     evidence = target.evidence(EXERCISE, "swiglu_autograd", gate=gate, value=value, grad_out=grad_out, device=device,
                                stand_ins=coefficients)
