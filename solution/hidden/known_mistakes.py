@@ -19,6 +19,13 @@ def _linear(w: dict, layer: str, x: torch.Tensor) -> torch.Tensor:
     return F.linear(x, w[f"{layer}.weight"], w[f"{layer}.bias"])
 
 
+def known_formula(block_name: str, w: dict, x: torch.Tensor, act: Callable) -> torch.Tensor:
+    """The block's own formula on weights ``w``: Wo(act(Wi(x))), or Wo(act(Wg(x)) * Wv(x))."""
+    if block_name == "MLP":
+        return _linear(w, "Wo", act(_linear(w, "Wi", x)))
+    return _linear(w, "Wo", act(_linear(w, "Wg", x)) * _linear(w, "Wv", x))
+
+
 def known_mistakes(block_name: str, w: dict, x: torch.Tensor, activation: str | None
                    ) -> list[tuple[str, torch.Tensor]]:
     """Outputs of the mistakes students make with ``block_name`` ("MLP" or "GLU") on weights ``w``
@@ -61,12 +68,17 @@ def known_mistakes(block_name: str, w: dict, x: torch.Tensor, activation: str | 
         if form == wanted:
             continue
         if activation is None:
-            hint = (f"with no activation_fn given the output uses {form}: the default must be nn.GELU "
-                    "(exact, not approximate='tanh')")
+            hint = (f"with no activation_fn given the output uses {form}, not the default nn.GELU: build the"
+                    " activation by calling activation_fn() rather than hard-coding one, and make the"
+                    " default nn.GELU (exact, not approximate='tanh')")
         else:
             hint = (f"the output uses {form} although activation_fn={requested} was passed: build the "
                     "activation by calling activation_fn(), don't hard-code one")
         mistakes.append((hint, fn))
     mistakes.append(("the output includes the input x: the residual connection belongs outside the block",
                      residual))
+    unbiased = {k: torch.zeros_like(v) if k.endswith(".bias") else v for k, v in w.items()}
+    correct_without_biases = known_formula(block_name, unbiased, x, act)
+    mistakes.append(("the output is the block's without biases: build every layer as nn.Linear(..., bias=True),"
+                     " the default", lambda: correct_without_biases))
     return [(hint, fn()) for hint, fn in mistakes]

@@ -1,0 +1,18 @@
+"""Wrong: the activation runs in float32 and is cast back with .type_as(x) (TorchScale, DeepSeek)."""
+
+# TorchScale's FFN casts the MLP's activation input; DeepSeek's gated MLP casts both GLU branches.
+# In a float64 block the result is then right to float32 precision only.
+
+EXPECT_FAILURES = {
+    "test_parity_with_reference[default-MLP]": "right to float32 precision only",
+    "test_parity_with_reference[relu-GLU]": "computes in float32",
+    "test_gradients[MLP]": "right to float32 precision only",
+    "test_gradients[GLU]": ".type_as(x)",
+}
+
+EDITS = [
+    ('return self.drop(self.Wo(self.act(self.Wi(x))))',
+     'return self.drop(self.Wo(self.act(self.Wi(x).float()).type_as(x)))'),
+    ('return self.drop(self.Wo(self.act(self.Wg(x)) * self.Wv(x)))',
+     'return self.drop(self.Wo((self.act(self.Wg(x).float()) * self.Wv(x).float()).type_as(x)))'),
+]
