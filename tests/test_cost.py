@@ -162,6 +162,10 @@ def check_flops(target, reference, block: str, backward: bool) -> None:
                  want + parts["activation"]),
             ]
         if not backward:
+            mistakes.append((f"this is fvcore's convention (one FLOP per multiply-accumulate, nothing but the"
+                             f" matrix products counted); this exercise counts 2 FLOPs per multiply-accumulate"
+                             f" and adds the docstring's rules ({', '.join(n for n, v in parts.items() if v)})",
+                             matmuls // 2))
             mistakes.append(("the matrix products are counted as multiply-accumulates: a product with an"
                              " (n_in, n_out) weight is 2*n_in*n_out FLOPs, a multiply and an add per weight",
                              matmuls // 2 + rest))
@@ -201,8 +205,10 @@ def test_backward_flops(target, reference, block):
 
 # (hidden_dim, expansion, multiple_of, bias): GPT-2 small's MLP as SwiGLU (2048), LLaMA-7B (11008),
 # small blocks where the biases or the rounding change the answer, and expansions other than 4.
-SIZING_CASES = [(768, 4, 1, False), (96, 3.5, 1, False), (4096, 4, 256, False), (8, 4, 1, True),
-                (64, 4, 8, True), (512, 2, 64, True), (100, 2.5, 16, True)]
+# (10, 4, 1, False): two thirds of the MLP's width, 80/3, is not whole, so flooring it first (26) gives
+# a GLU with fewer weights (780) than the MLP (800).
+SIZING_CASES = [(768, 4, 1, False), (96, 3.5, 1, False), (4096, 4, 256, False), (10, 4, 1, False),
+                (8, 4, 1, True), (64, 4, 8, True), (512, 2, 64, True), (100, 2.5, 16, True)]
 
 
 def ceil_to(value: Fraction, multiple: int) -> int:
@@ -223,6 +229,10 @@ def test_glu_intermediate_dim(target, reference):
         exact = Fraction(budget - fixed, per_unit)  # the width at which the GLU matches the MLP exactly
         want = ceil_to(exact, multiple_of)
         mistakes = [
+            (f"two thirds of the MLP's width were rounded down before rounding up (int(2 * {mlp_width} / 3),"
+             " as LLaMA's sizing code does), so the GLU can end up with fewer parameters than the MLP: round"
+             " the exact width up once, at the end", ceil_to(Fraction(math.floor(Fraction(2 * mlp_width, 3))),
+                                                           multiple_of) if not bias else None),
             ("the 2/3 is not applied: a GLU has three weight matrices to the MLP's two, so at equal"
              " parameters it is about 2/3 as wide", ceil_to(Fraction(mlp_width), multiple_of)),
             # rounding to the nearest multiple gives this too whenever it does not give the answer
@@ -240,7 +250,7 @@ def test_glu_intermediate_dim(target, reference):
             fail(f"{where} returned {got}: a width must be positive; expected {want:,}")
         if got == want:
             continue
-        glu = measured(reference, "GLU", hidden, got)[count]
+        glu = per_unit * got + fixed  # from the line through two real blocks: no probe for the student's number
         what = "parameters" if bias else "weights"
         judge(got, want, where, mistakes,
               f"GLU(hidden_dim={hidden}, intermediate_dim={got:,}) has {glu:,} {what}, the MLP"

@@ -1,0 +1,13 @@
+"""Wrong: the forward counts one FLOP per multiply-accumulate and nothing else (fvcore's convention)."""
+
+EDITS = [
+    ('    return matmuls + bias_adds + activation\n',
+     '    return hidden_dim * intermediate_dim * 2\n', 1),
+    ('    return matmuls + bias_adds + activation + gate_product\n',
+     '    return hidden_dim * intermediate_dim * 3\n', 1),
+]
+
+EXPECT_FAILURES = {
+    'test_forward_flops[MLP]': "fvcore's convention",
+    'test_forward_flops[GLU]': "one FLOP per multiply-accumulate",
+}

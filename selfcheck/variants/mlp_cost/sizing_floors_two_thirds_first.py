@@ -1,0 +1,12 @@
+"""Wrong: two thirds of the MLP's width are floored, then rounded up (LLaMA's int(2 * hidden / 3))."""
+
+EDITS = [
+    ('    return math.ceil(exact / multiple_of) * multiple_of',
+     '    if not bias:\n'
+     '        return multiple_of * ((int(2 * int(mlp_width) / 3) + multiple_of - 1) // multiple_of)\n'
+     '    return math.ceil(exact / multiple_of) * multiple_of'),
+]
+
+EXPECT_FAILURES = {
+    'test_glu_intermediate_dim': 'rounded down before rounding up',
+}
