@@ -211,11 +211,7 @@ def assemble(student: str, reference: str, display: str) -> Assembled:
     jitted = {name for name, n in functions.items() if _is_jit(n)}
     ref_tree = ast.parse(reference)
     ref_functions = {n.name: n for n in ref_tree.body if isinstance(n, ast.FunctionDef)}
-    ref_names = {t.id for n in ref_tree.body for t in ast.walk(n) if isinstance(t, ast.Name)
-                 and isinstance(t.ctx, ast.Store)} | set(ref_functions) | {
-                     n.name for n in ref_tree.body if isinstance(n, ast.ClassDef)} | {
-                     (alias.asname or alias.name).split(".")[0] for n in ref_tree.body
-                     if isinstance(n, (ast.Import, ast.ImportFrom)) for alias in n.names} | {"tl", "triton"}
+    ref_names = module_names(ref_tree)
     attributes = _allowed_attributes()
     helpers = jitted - set(KERNELS)
     problems: dict[str, KernelSourceError] = {}
@@ -237,8 +233,9 @@ def assemble(student: str, reference: str, display: str) -> Assembled:
                 if current in wanted:
                     continue
                 if current != name and current in ref_names:
-                    raise KernelSourceError(f"the @triton.jit function {current} of {display} shares a name with the"
-                                            " stub's launch code: rename it")
+                    raise KernelSourceError(f"the @triton.jit function {current} of {display} clashes with"
+                                            f" {ref_names[current]} in the stub's launch code, which the tests"
+                                            " run with your kernels: rename your function")
                 wanted.add(current)
                 _check_decorators(functions[current])
                 if current != name:
@@ -262,6 +259,34 @@ def assemble(student: str, reference: str, display: str) -> Assembled:
     kept = kept or [""]
     kept[0] = HEADER
     return Assembled("\n".join(kept) + "\n\n" + _launch_code(reference, ref_tree, set(problems)), problems)
+
+
+def module_names(tree: ast.Module) -> dict[str, str]:
+    """The names the launch code binds at module level, each with what it is there ("the function
+    swiglu_forward (line 120)"). Only these can clash with a helper kernel put beside them: names bound
+    inside its functions are those functions' locals."""
+    names = {"tl": "the imported name tl", "triton": "the imported name triton"}
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            kind = "class" if isinstance(node, ast.ClassDef) else "function"
+            names[node.name] = f"the {kind} {node.name} (line {node.lineno})"
+            return  # its body is a scope of its own
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            return
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound = (alias.asname or alias.name).split(".")[0]
+                names[bound] = f"the imported name {bound} (line {node.lineno})"
+            return
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.setdefault(node.id, f"the module-level name {node.id} (line {node.lineno})")
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    for statement in tree.body:
+        visit(statement)
+    return names
 
 
 def _launch_code(reference: str, ref_tree: ast.Module, missing: set[str]) -> str:

@@ -126,4 +126,19 @@ def test_helper_named_like_an_import_of_the_launch_code_refused():
     helper = "@triton.jit\ndef tl(g):\n    return g\n\n\n"
     problems = assemble(helper + REFERENCE, REFERENCE, "triton_swiglu.py").problems
     for kernel in ("_swiglu_forward_kernel", "_swiglu_backward_kernel"):  # both call tl.*: both refused
-        assert "tl of triton_swiglu.py shares a name with the stub's launch code" in str(problems[kernel]), problems
+        assert ("tl of triton_swiglu.py clashes with the imported name tl (line"
+                in str(problems[kernel])), problems
+
+
+@pytest.mark.parametrize("name", ["sig", "out", "rows", "view", "grid"])
+def test_helper_named_like_a_local_of_the_launch_code_accepted(name):
+    """Names bound inside the launch code's functions are their locals: a helper may use them."""
+    helper = f"@triton.jit\ndef {name}(g, v):\n    return g * tl.sigmoid(g) * v\n\n\n"
+    assembled = assemble(with_forward_line(f"    out = {name}(gate, value)\n", helper), REFERENCE, "triton_swiglu.py")
+    assert not assembled.problems and f"def {name}(" in assembled.source, assembled.problems
+
+
+def test_helper_named_like_a_module_level_name_refused_and_the_clash_named():
+    helper = "@triton.jit\ndef MAX_BLOCK_SIZE(g, v):\n    return g * tl.sigmoid(g) * v\n\n\n"
+    problem = forward_problem(with_forward_line("    out = MAX_BLOCK_SIZE(gate, value)\n", helper))
+    assert "clashes with the module-level name MAX_BLOCK_SIZE (line " in problem and "rename your function" in problem, problem
