@@ -271,7 +271,7 @@ def call(module_or_error: ModuleType | BaseException, stage_name: str, probe_nam
 #   NaN-filled while the code under test runs, so an element no program wrote cannot pass by luck.
 
 STAND_IN_KERNELS = ("_swiglu_forward_kernel", "_swiglu_backward_kernel")
-SWIGLU_LAYOUTS = ("contiguous", "chunk", "transposed", "strided", "expanded")
+SWIGLU_LAYOUTS = ("contiguous", "chunk", "transposed", "strided", "expanded", "broadcast_row")
 GUARD = 1024  # NaN elements before and after every input the probes build
 
 
@@ -707,6 +707,12 @@ def _place(data: torch.Tensor, layout: str, device: str) -> tuple[torch.Tensor, 
         buffer = _guarded_buffer(1, data.dtype, device)
         buffer[GUARD] = data.reshape(-1)[0] if data.numel() else 0
         return buffer[GUARD:GUARD + 1].view([1] * data.dim()).expand(shape), buffer
+    elif layout == "broadcast_row":  # one row repeated for every row: row stride 0, unit stride inside it
+        if data.dim() < 2:
+            raise ValueError("layout 'broadcast_row' needs at least 2 dimensions")
+        buffer = _guarded_buffer(shape[-1], data.dtype, device)
+        buffer[GUARD:GUARD + shape[-1]] = data.reshape(-1, shape[-1])[0].to(device)
+        return buffer[GUARD:GUARD + shape[-1]].expand(shape), buffer
     else:
         raise ValueError(f"unknown layout {layout!r}; known: {SWIGLU_LAYOUTS}")
     view.copy_(data.to(device))

@@ -1,0 +1,11 @@
+"""Wrong: the forward kernel stores silu(gate) and forgets the value factor."""
+
+EXPECT_FAILURES = {
+    "test_forward_float32[0d]": "multiply by value",
+    "test_forward_float32[2d]": "the output is silu(gate) alone: multiply by value",
+}
+
+EDITS = [
+    ("    out = gate * tl.sigmoid(gate) * value  # silu(gate) * value",
+     "    out = gate * tl.sigmoid(gate)"),
+]
