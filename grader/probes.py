@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import re
 import sys
 import traceback
 from types import ModuleType
@@ -68,7 +69,12 @@ def _student_frame(exc: BaseException) -> str:
         return ""  # the message already reads "invalid syntax (file.py, line N)"
     here = os.path.abspath(__file__)
     where = ""
-    for frame in traceback.extract_tb(exc.__traceback__):
+    # Triton's interpreter re-raises a kernel's error as InterpreterError from the original: the
+    # kernel's own line is in the original's traceback, the launch in the wrapper's.
+    frames = traceback.extract_tb(exc.__traceback__)
+    if exc.__cause__ is not None and type(exc).__name__ == "InterpreterError":
+        frames += traceback.extract_tb(exc.__cause__.__traceback__)
+    for frame in frames:
         path = os.path.abspath(frame.filename)
         if (path == here or frame.filename.startswith("<") or f"{os.sep}torch{os.sep}" in path
                 or f"{os.sep}triton{os.sep}" in path or f"{os.sep}importlib{os.sep}" in path):
@@ -495,6 +501,9 @@ def _tensors_in(arg: str, value: object) -> list[tuple[str, torch.Tensor]]:
     return [(arg, base)] if isinstance(base, torch.Tensor) else []
 
 
+_WRITTEN = re.compile(r"(out|grad_(?!out_)\w+)_ptr\b")  # the kernels' output pointers: out_ptr, grad_gate_ptr, ...
+
+
 def _describe_access(kernel: str, access: str, outside, extents, itemsize: int) -> str:
     from triton.runtime import interpreter
 
@@ -502,7 +511,11 @@ def _describe_access(kernel: str, access: str, outside, extents, itemsize: int) 
     program = ", ".join(str(i) for i, n in zip(builder.grid_idx, builder.grid_dim) if n > 1) or "0"
     programs = " x ".join(str(n) for n in builder.grid_dim if n > 1) or "1"
     low, high = int(outside.min()), int(outside.max())
-    where, note = "", ""
+    where, note, before = "", "", False
+    if access == "store":
+        # A store outside every tensor is told against the nearest tensor a kernel writes: an address
+        # just before out's start can be nearer the end of an input, which the kernel never stores to.
+        extents = [e for e in extents if _WRITTEN.match(e[0])] or extents
     if extents:
         def distance(extent):
             _, lo, hi, _ = extent
@@ -513,11 +526,16 @@ def _describe_access(kernel: str, access: str, outside, extents, itemsize: int) 
             where = f", up to {-(-(high + itemsize - hi) // itemsize)} element(s) past the end of {arg}'s tensor"
         else:
             where = f", up to {-(-(lo - low) // itemsize)} element(s) before the start of {arg}'s tensor"
+            before = True
         if note:
             note = (f"{arg}'s tensor is {note}, so its elements are not at consecutive addresses: index it with"
                     " its strides, or pass a .contiguous() copy")
-    cause = note or (f"missing mask on tl.{access} (mask=offsets < n_cols): the last block runs past the"
-                     " end, or the offsets ignore the row stride")
+    if before:  # a mask keeps the end in bounds, never the start
+        cause = note or ("an offset below 0: the row or column is computed too small (cols - 1?), or a"
+                         " negative index reaches back past the tensor's first element")
+    else:
+        cause = note or (f"missing mask on tl.{access} (mask=offsets < n_cols): the last block runs past the"
+                         " end, or the offsets ignore the row stride")
     return (f"{kernel} (program {program} of {programs}) tried to tl.{access} {outside.size} element(s)"
             f" outside the tensors it was given{where}{_kernel_line(kernel)}. Likely cause: {cause}")
 

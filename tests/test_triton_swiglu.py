@@ -35,7 +35,9 @@ Kernel outputs are compared with the float64 formula evaluated on the very input
 from __future__ import annotations
 
 import math
+import re
 import threading
+from pathlib import Path
 
 import pytest
 import torch
@@ -82,8 +84,11 @@ class _StudentKernels:
     their own (``launch``; sandboxed under the grader). A probe of a kernel that could not be taken out
     of the file (still the stub, another signature, not Triton language) reports why, without running."""
 
-    def __init__(self, display: str, problems: dict, launch) -> None:
+    def __init__(self, display: str, problems: dict, launch, copy: Path | None = None, student_lines: int = 0) -> None:
         self.display, self.launch = display, launch
+        # The copy the kernels run from keeps the student's line numbers up to student_lines; the stub's
+        # launch code follows (grader/kernel_source.py). An error's place is told in those terms.
+        self.copy, self.student_lines = copy, student_lines
         self.errors = {op: {"stage": KERNEL[op][0], "type": "KernelSourceError", "message": str(problems[name]),
                             "where": "", "not_implemented": problems[name].not_implemented, "as_is": True}
                        for op, (name, _) in KERNEL.items() if name in problems}
@@ -100,7 +105,21 @@ class _StudentKernels:
         for op in ops:
             if op in self.errors:
                 return {"error": self.errors[op]}
-        return self.launch.call(exercise, probe_name, **kwargs)
+        evidence = self.launch.call(exercise, probe_name, **kwargs)
+        for error in [evidence.get("error")] + [r.get("error") for r in evidence.get("results", [])]:
+            if error and self.copy is not None:
+                error["where"] = self._where(error.get("where", ""))
+        return evidence
+
+    def _where(self, where: str) -> str:
+        """'<copy>:LINE in f' as the student's file and line, or as the stub's launch code."""
+        path, _, rest = where.partition(":")
+        line, _, function = rest.partition(" in ")
+        if not line.isdigit() or Path(path).resolve() != self.copy.resolve():
+            return where
+        if int(line) <= self.student_lines:
+            return f"{self.display}:{line} in {function}"
+        return f"the stub's launch code, in {function}"
 
 
 @pytest.fixture(scope="session")
@@ -114,7 +133,10 @@ def kernels(pytestconfig, target, tmp_path_factory) -> Target:
     assembled = assemble_file(exercise_file(name.removeprefix(SANDBOX_PREFIX), EXERCISE),
                               triton_launch_code(), target.where(EXERCISE), folder / f"{EXERCISE}.py")
     launch = make_backend(f"{SANDBOX_PREFIX if sandboxed else ''}{folder}") if assembled.source else None
-    return Target(_StudentKernels(target.where(EXERCISE), assembled.problems, launch))
+    student = exercise_file(name.removeprefix(SANDBOX_PREFIX), EXERCISE)
+    lines = len(student.read_text().splitlines()) if student.is_file() else 0
+    return Target(_StudentKernels(target.where(EXERCISE), assembled.problems, launch, folder / f"{EXERCISE}.py",
+                                  lines))
 
 
 def _start(backend: Target) -> None:
@@ -224,9 +246,20 @@ def run_kernels(target, gen, op, shape, dtype=torch.float32, layout="contiguous"
     evidence = target.evidence(EXERCISE, "swiglu_kernels", op=op, gate=gate, value=value, grad_out=grad_out,
                                layout=layout, grad_out_layout=grad_out_layout, device=device, **extra)
     if "error" in evidence:
-        broadcast = grad_out_layout == "broadcast_row" and "grad_out_ptr" in evidence["error"].get("message", "")
-        fail(format_error(evidence["error"]) + (f". Here {BROADCAST_ROW_HINT}" if broadcast else ""))
+        fail(format_error(evidence["error"]) + kernel_error_hint(evidence["error"], grad_out_layout))
     return evidence, gate, value, grad_out
+
+
+def kernel_error_hint(error: dict, grad_out_layout: str = "contiguous") -> str:
+    """What to do about an error a kernel raised under the interpreter, where the words say it."""
+    message = error.get("message", "")
+    if grad_out_layout == "broadcast_row" and "grad_out_ptr" in message:
+        return f". Here {BROADCAST_ROW_HINT}"
+    if re.search(r"Expected dtype \[.*fp32.*\] but got (fp16|bf16)", message):
+        return ("; the kernel computes in the inputs' 16-bit dtype, where tl.sigmoid and tl.exp accept only"
+                " float32 and float64: convert right after tl.load with .to(COMPUTE_DTYPE), compute there, and"
+                " convert to the output's dtype only in tl.store")
+    return ""
 
 
 def expect_kernels_launched(target, evidence: dict, op: str, stage: str | None = None, todo: str = "") -> None:
@@ -715,7 +748,7 @@ def check_autograd(target, evidence: dict, grad_out, gate, value, swapped: tuple
                 hint = ("swiglu_backward got gate and value swapped: SwiGLUFunction.backward must unpack"
                         " ctx.saved_tensors in the order forward saved them (TODO 3 and TODO 4 in"
                         f" {here})")
-            elif kernels is not None and not kernel_verdict(kernels, "backward", device):
+            elif kernels is not None and gate.dtype == torch.float32 and not kernel_verdict(kernels, "backward", device):
                 hint = unwritten_hint(got, want) or (
                     "the backward kernel is right on its own (test_backward_float32 passes), so look at the wiring:"
                     " what SwiGLUFunction.forward saves and how backward passes it and grad_out to swiglu_backward"
