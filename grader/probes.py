@@ -210,13 +210,34 @@ def run_block(
 
 # ---------------------------------------------------------------------------- the cost probes
 
+def _exact_param_count(weights_per_unit: int, biases_per_unit: int):
+    """A parameter count as the exercise defines it (the formulas its docstring and the suites state)."""
+    def count(hidden_dim: int, intermediate_dim: int, bias: bool = True) -> int:
+        return weights_per_unit * hidden_dim * intermediate_dim + (
+            biases_per_unit * intermediate_dim + hidden_dim if bias else 0)
+    return count
+
+
+EXACT_COUNTS = {"mlp_param_count": _exact_param_count(2, 1), "glu_param_count": _exact_param_count(3, 2)}
+
+
 @probe
-def cost_function(module: ModuleType, function: str, kwargs: dict) -> dict:
-    """Call one function of the cost exercise (``mlp_param_count(hidden_dim=8, ...)``): what it returned."""
+def cost_function(module: ModuleType, function: str, kwargs: dict, exact_counts: bool = False) -> dict:
+    """Call one function of the cost exercise (``mlp_param_count(hidden_dim=8, ...)``): what it returned.
+
+    ``exact_counts``: with the module's own parameter counts replaced by right ones for the call, so a
+    function that calls them (the matched width) is judged on its own arithmetic.
+    """
     fn = getattr(module, function, None)
     if not callable(fn):
         raise CodeUnderTestError(function, AttributeError(f"{module.__name__} defines no function {function}"))
-    value = _stage(function, fn, **kwargs)
+    saved = {name: module.__dict__[name] for name in EXACT_COUNTS if name in module.__dict__}
+    if exact_counts:
+        module.__dict__.update(EXACT_COUNTS)
+    try:
+        value = _stage(function, fn, **kwargs)
+    finally:
+        module.__dict__.update(saved)
     return {"value": value if type(value) in (int, float) else None, "type": type(value).__name__,
             "repr": repr(value)[:80]}
 

@@ -1,35 +1,35 @@
-"""The same files get the same verdicts under any seed.
+"""The same files get the same points under any seed, and the points the grading policy says.
 
-A panel of wrong MLP/GLU blocks (the mistakes whose grade used to move with the data: a hard-coded
-activation, tanh GELU, float32 casts, missing biases, a residual added, dropout before Wo, the
-activation on the value branch) is graded under 20 seeds; each must fail the same tests every time.
-The seed only draws the tests' data, and every verdict is an exact comparison or a statistic far
-from its bound, so nothing may change.
+The MLP/GLU panel of ``selfcheck/grading_policy.py`` (a hard-coded activation, tanh GELU with either
+constant, float32 casts, missing biases, a residual added, dropout before Wo, the activation on the
+value branch, ...) is graded in full under 20 seeds: each must fail the same tests every time, and lose
+the points per task that the table in ``docs/grading.md`` says. The seed only draws the tests' data, and
+every verdict is an exact comparison or a statistic far from its bound, so nothing may change. The cost
+panel has no random data: it is graded once against its rows.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from selfcheck.grading_policy import PANEL, grade_panel, points_lost, graded_points, written_rows
 from selfcheck.harness import VARIANTS, parallel, run_variant
 from selfcheck.variant_checks import FAST, WORKERS
 
-PANEL = ["activation_hardcoded_gelu", "default_activation_tanh_gelu", "default_activation_relu",
-         "output_cast_to_float32", "missing_biases", "residual_inside_block", "dropout_before_wo",
-         "glu_activation_on_value_path", "layer_norm_inside_block"]
+EXERCISE, NAMES = PANEL["test_mlp.py"]
 SEEDS = range(1, 21)
 
 
 @pytest.fixture(scope="module")
 def verdicts() -> dict:
     calls = {(name, seed): (lambda name=name, seed=seed: run_variant(
-        "test_mlp.py", "mlp_block", VARIANTS / "mlp_block" / f"{name}.py", f"--seed={seed}", **FAST))
-        for name in PANEL for seed in SEEDS}
+        "test_mlp.py", EXERCISE, VARIANTS / EXERCISE / f"{name}.py", f"--seed={seed}", **FAST))
+        for name in NAMES for seed in SEEDS}
     with parallel(calls, WORKERS) as futures:
         return {key: future.result() for key, future in futures.items()}
 
 
-@pytest.mark.parametrize("name", PANEL)
+@pytest.mark.parametrize("name", NAMES)
 def test_one_verdict_per_mistake_whatever_the_seed(verdicts, name):
     seen = {}
     for seed in SEEDS:
@@ -39,3 +39,20 @@ def test_one_verdict_per_mistake_whatever_the_seed(verdicts, name):
     assert len(seen) == 1, f"{name}: the failing tests depend on the seed: " + "; ".join(
         f"seeds {seeds}: {list(failing)}" for failing, seeds in seen.items())
     assert next(iter(seen)), f"{name} fails no test"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_points_lost_as_the_policy_table_says(verdicts, name):
+    points = graded_points("test_mlp.py")
+    want = written_rows("test_mlp.py").get(name)
+    assert want is not None, f"{name} has no row in docs/grading.md: python -m selfcheck.grading_policy --write"
+    for seed in SEEDS:
+        got = points_lost(points, verdicts[(name, seed)][1])
+        assert got == want, (f"{name} under --seed {seed} loses {got}, docs/grading.md says {want}:"
+                             " python -m selfcheck.grading_policy --write, and check the change is meant")
+
+
+def test_cost_panel_loses_what_the_policy_table_says():
+    measured, written = grade_panel("test_cost.py"), written_rows("test_cost.py")
+    differ = {name: (lost, written.get(name)) for name, lost in measured.items() if written.get(name) != lost}
+    assert not differ, f"measured vs docs/grading.md: {differ}; python -m selfcheck.grading_policy --write"

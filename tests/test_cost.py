@@ -44,10 +44,11 @@ def call_text(function: str, kwargs: dict) -> str:
     return f"{function}({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})"
 
 
-def answer(target, function: str, todo: str, **kwargs) -> tuple[int, str]:
-    """What the code under test returns for ``function(**kwargs)``, and how to name that call."""
+def answer(target, function: str, todo: str, exact_counts: bool = False, **kwargs) -> tuple[int, str]:
+    """What the code under test returns for ``function(**kwargs)``, and how to name that call.
+    ``exact_counts``: called with right parameter counts in place of the module's own (see the probe)."""
     where = f"{call_text(function, kwargs)} ({todo} in {target.where(COST)})"
-    evidence = target.evidence(COST, "cost_function", function=function, kwargs=kwargs)
+    evidence = target.evidence(COST, "cost_function", function=function, kwargs=kwargs, exact_counts=exact_counts)
     if "error" in evidence:
         fail(format_error(evidence["error"]))
     if type(evidence["value"]) is not int:
@@ -218,8 +219,9 @@ def ceil_to(value: Fraction, multiple: int) -> int:
 @pytest.mark.points(3)
 def test_glu_intermediate_dim(target, reference):
     for hidden, expansion, multiple_of, bias in SIZING_CASES:
-        got, where = answer(target, "glu_intermediate_dim", "TODO 7", hidden_dim=hidden, expansion=expansion,
-                            multiple_of=multiple_of, bias=bias)
+        # With right counts in place of the student's: a wrong count is test_param_count's to charge, once.
+        got, where = answer(target, "glu_intermediate_dim", "TODO 7", exact_counts=True, hidden_dim=hidden,
+                            expansion=expansion, multiple_of=multiple_of, bias=bias)
         count = "params" if bias else "weights"
         mlp_width = int(expansion * hidden)
         budget = measured(reference, "MLP", hidden, mlp_width)[count]
@@ -256,4 +258,4 @@ def test_glu_intermediate_dim(target, reference):
               f"GLU(hidden_dim={hidden}, intermediate_dim={got:,}) has {glu:,} {what}, the MLP"
               f" (intermediate_dim={mlp_width:,}) {budget:,}: want the smallest multiple of {multiple_of} at"
               f" which the GLU has at least the MLP's {what}",
-              after="; if it calls your mlp_param_count or glu_param_count, test_param_count must pass first")
+              after=" (judged with right parameter counts in place of your mlp_param_count and glu_param_count)")

@@ -291,9 +291,22 @@ def test_gradients(target, reference, block, gen, device):
 # ---------------------------------------------------------------------------------- dropout
 
 def dropout_run(target, reference, block, gen, device, dropout=P, train=True):
-    """The block's output with ``dropout`` in training (or eval) mode, and its own output without dropout."""
+    """The block's output with ``dropout`` in training (or eval) mode, and its own output without dropout.
+
+    A block that adds its input (x + dropout(Wo(...))) is judged on what it adds to x: the residual is
+    test_parity_with_reference's to charge, and the dropout inside may still be right.
+    """
     got, weights, x, _ = run(target, block, gen, shape=DROPOUT_SHAPE, dropout=dropout, train=train, device=device)
-    return got["out"], own_clean_output(target, reference, block, weights, x, device), weights, x
+    out, clean = got["out"], own_clean_output(target, reference, block, weights, x, device)
+    if adds_its_input(reference, block, weights, x, clean):
+        out, clean = out - x.to(out.dtype), clean - x.to(clean.dtype)
+    return out, clean, weights, x
+
+
+def adds_its_input(reference, block, weights, x, clean) -> bool:
+    """Whether the block's dropout-free output is x plus the reference's output (to float32 precision)."""
+    want, *_ = run(reference, block, None, weights=weights, x=x)
+    return clean.shape == x.shape and float32_close(clean - x.to(clean.dtype), want["out"])
 
 
 def own_clean_output(target, reference, block, weights, x, device) -> torch.Tensor:

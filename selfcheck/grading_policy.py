@@ -1,0 +1,130 @@
+"""The grading policy, measured: what each known mistake costs, per task.
+
+A panel of wrong implementations (the self-check variants named below) is graded in full, and each
+row of the table says how many points of each task it loses. ``docs/grading.md`` holds the table
+between two markers; ``selfcheck/test_seed_stability.py`` grades the MLP/GLU panel under 20 seeds and
+requires every seed to give the table's row, and the cost panel once (its data has no seed)::
+
+    python -m selfcheck.grading_policy           # print the table as it is measured now
+    python -m selfcheck.grading_policy --write   # and write it into docs/grading.md
+
+Run ``--write`` after changing a test's points or a verdict, and commit the table with the change.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from selfcheck.harness import REPO, VARIANTS, Outcome, parallel, run_variant
+from selfcheck.variant_checks import FAST
+from tests.conftest import TASKS
+
+POLICY_FILE = REPO / "docs" / "grading.md"
+START, END = "<!-- policy table: start (python -m selfcheck.grading_policy --write) -->", "<!-- policy table: end -->"
+
+# suite -> (exercise, the panel's variants in selfcheck/variants/<exercise>/)
+PANEL = {
+    "test_mlp.py": ("mlp_block", [
+        "activation_hardcoded_gelu", "glu_silu_hard_coded", "default_activation_relu", "default_activation_tanh_gelu",
+        "gelu_tanh_truncated_constant", "float32_compute_type_as", "output_cast_to_float32", "missing_biases",
+        "residual_inside_block", "dropout_before_wo", "glu_activation_on_value_path", "layer_norm_inside_block",
+        "dropout_keep_probability"]),
+    "test_cost.py": ("mlp_cost", [
+        "params_weights_only", "params_bias_argument_ignored", "flops_matmuls_only", "flops_fvcore_convention",
+        "flops_multiply_accumulates", "flops_bias_adds_forgotten", "backward_equals_forward",
+        "backward_twice_forward", "sizing_rounds_down", "sizing_floors_two_thirds_first", "sizing_multiple_of_ignored",
+        "sizing_weights_only_budget", "sizing_no_two_thirds"]),
+}
+
+
+def graded_points(suite: str) -> dict[str, tuple[str, int]]:
+    """Each test of ``suite`` (its id as in a report) -> (task, points), from the grader's own plugin."""
+    with tempfile.TemporaryDirectory() as tmp:
+        records = Path(tmp) / "collected.jsonl"
+        subprocess.run([sys.executable, "-m", "pytest", f"tests/{suite}", "--collect-only", "-q", "-p", "grader.plugin",
+                        "--grader-results", str(records), "-p", "no:cacheprovider"],
+                       cwd=REPO, capture_output=True, text=True, check=False, timeout=300)
+        lines = [json.loads(line) for line in records.read_text().splitlines()] if records.exists() else []
+    points = {r["nodeid"].split("::", 1)[1]: (r["task"], r["points"]) for r in lines if r["kind"] == "collected"}
+    if not points:
+        raise RuntimeError(f"no graded test collected from tests/{suite}")
+    return points
+
+
+def points_lost(points: dict[str, tuple[str, int]], outcomes: dict[str, Outcome]) -> dict[str, int]:
+    """Task -> points lost: a test that did not pass (or did not report) loses all of its points."""
+    lost: dict[str, int] = {}
+    for test_id, (task, worth) in points.items():
+        passed = test_id in outcomes and outcomes[test_id].status == "passed"
+        lost[task] = lost.get(task, 0) + (0 if passed else worth)
+    return lost
+
+
+def grade_panel(suite: str, seed: int | None = None) -> dict[str, dict[str, int]]:
+    """Variant -> task -> points lost, each variant graded in full (``seed``: the tests' data)."""
+    exercise, names = PANEL[suite]
+    points = graded_points(suite)
+    extra = [f"--seed={seed}"] if seed is not None else []
+    calls = {name: (lambda name=name: run_variant(suite, exercise, VARIANTS / exercise / f"{name}.py", *extra, **FAST))
+             for name in names}
+    with parallel(calls) as futures:
+        return {name: points_lost(points, futures[name].result()[1]) for name in names}
+
+
+def what_it_is(exercise: str, name: str) -> str:
+    first = (VARIANTS / exercise / f"{name}.py").read_text().split('"""')[1]
+    return first.removeprefix("Wrong: ").rstrip(".")
+
+
+def table() -> str:
+    """The policy table, measured now (the MLP/GLU panel with the suites' default data)."""
+    rows = []
+    for suite, (exercise, names) in PANEL.items():
+        points = graded_points(suite)
+        tasks = [task for task in TASKS if any(t == task for t, _ in points.values())]
+        totals = {t: sum(p for task, p in points.values() if task == t) for t in tasks}
+        lost = grade_panel(suite)
+        rows.append(f"\n`tests/{suite}` (`exercises/{exercise}.py`)\n")
+        rows.append("| mistake | variant | " + " | ".join(f"{t} (of {totals[t]})" for t in tasks) + " |")
+        rows.append("|---|---|" + "---:|" * len(tasks))
+        for name in names:
+            cells = " | ".join(f"-{lost[name][t]}" if lost[name][t] else "0" for t in tasks)
+            rows.append(f"| {what_it_is(exercise, name)} | `{name}` | {cells} |")
+    return "\n".join(rows).lstrip("\n") + "\n"
+
+
+def written_table() -> str:
+    text = POLICY_FILE.read_text()
+    return text[text.index(START) + len(START):text.index(END)].strip("\n") + "\n"
+
+
+def written_rows(suite: str) -> dict[str, dict[str, int]]:
+    """The table in docs/grading.md for ``suite``, as variant -> task -> points lost."""
+    exercise, names = PANEL[suite]
+    section = written_table().split(f"`tests/{suite}`", 1)[1].split("\n`tests/", 1)[0]
+    lines = [line for line in section.splitlines() if line.startswith("|")]
+    tasks = [cell.strip().split(" ")[0] for cell in lines[0].strip("|").split("|")[2:]]
+    rows = {}
+    for line in lines[2:]:
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        rows[cells[1].strip("`")] = {task: -int(value) if value != "0" else 0 for task, value in zip(tasks, cells[2:])}
+    return rows
+
+
+def main(argv: list[str]) -> int:
+    measured = table()
+    print(measured)
+    if "--write" in argv:
+        text = POLICY_FILE.read_text()
+        head, tail = text.split(START, 1)[0], text.split(END, 1)[1]
+        POLICY_FILE.write_text(f"{head}{START}\n{measured}{END}{tail}")
+        print(f"wrote {POLICY_FILE.relative_to(REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
