@@ -66,7 +66,7 @@ def run_batch(count: int, jobs: int, extra: list[str]) -> tuple[float, list[dict
         folder.mkdir()
         kinds = make_submissions(folder, count)
         started = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "grader", "--batch", str(folder), "--csv", str(grades),
+        proc = subprocess.run([sys.executable, "-m", "instructor", "--batch", str(folder), "--csv", str(grades),
                                "--jobs", str(jobs), *extra], cwd=REPO, capture_output=True, text=True)
         seconds = time.perf_counter() - started
         if proc.returncode != 0:

@@ -51,7 +51,7 @@ def neighbour_seconds(grader_repo: Path, graded_on: str, beside_hog: bool) -> fl
         if beside_hog:
             shutil.copytree(HOG, batch / "hog")
         grades = Path(tmp) / "grades.csv"
-        proc = subprocess.Popen([sys.executable, "-m", "grader", "--batch", str(batch), "--csv", str(grades),
+        proc = subprocess.Popen([sys.executable, "-m", "instructor", "--batch", str(batch), "--csv", str(grades),
                                  "--jobs", "2", "--sandbox", "bwrap", "--tasks", tasks, *LIMITS],
                                 cwd=grader_repo, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                 env={**os.environ, "PYTHONPATH": str(grader_repo)})

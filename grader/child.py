@@ -1,7 +1,7 @@
 """The child process that runs the code under test: it loads exercise files and runs probes on them.
 
 Started by ``grader/sandbox.py`` (``ChildBackend``), never imported by the tests. It imports only
-the standard library, torch, ``grader/probes.py`` and the exercise files it is told to load, so that
+the standard library, torch, ``grader/probes/`` and the exercise files it is told to load, so that
 inside the sandbox it needs nothing else from the grader's checkout.
 
 Protocol, over the two pipes the child was started with (stdin from the parent, stdout to it): each
@@ -121,7 +121,7 @@ def main() -> None:
         current["stage"] = stage
         channel.write(b"S", stage.encode("utf-8", "replace"))
 
-    probes.STAGE_LISTENER = announce
+    probes.core.STAGE_LISTENER = announce
 
     modules: dict[str, object] = {}
     displays: dict[str, str] = {}

@@ -25,11 +25,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.paths import REPO, SNAPSHOT_SEED, reference_present
 from grader.safe_text import printable
-from grader.sandbox import (REPO, Limits, SANDBOX_ENV, SANDBOX_REQUIRED, SANDBOX_STARTED_ENV, MAX_SUBMISSION_FILE_BYTES, MAX_SUBMISSION_FILES,
-                            become_subreaper, exercise_folder, kill_group, kill_strays, spawn)
-
-TASK_TITLES = {"mlp": "MLP", "glu": "GLU", "swiglu": "SwiGLU", "cost": "Cost"}
+from grader.sandbox import (MAX_SUBMISSION_FILE_BYTES, GraderError, MAX_SUBMISSION_FILES, SANDBOX_ENV, SANDBOX_REQUIRED,
+                            SANDBOX_STARTED_ENV, Limits, become_subreaper, exercise_folder, kill_group, kill_strays,
+                            spawn)
+from grader.tasks import TASK_TITLES
 
 
 class GraderFailure(Exception):
@@ -94,7 +95,7 @@ def task_title(task: str) -> str:
 def grader_version() -> str:
     """A digest of everything that decides a grade: the grader, the graded suites, the reference."""
     digest = hashlib.sha256()
-    for pattern in ("grader/*.py", "tests/*.py", "solution/hidden/*.py", "pyproject.toml"):
+    for pattern in ("grader/**/*.py", "tests/*.py", "solution/hidden/*.py", "pyproject.toml"):
         for path in sorted(REPO.glob(pattern)):
             digest.update(path.relative_to(REPO).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:12]
@@ -252,8 +253,6 @@ def grade(submission: Path, *, display: str | None = None, seed: int | None = No
     runner = runner or SubprocessRunner()
     if sandbox_mode != "auto":  # grading for credit, or a sandbox turned off on purpose: fail fast
         check_child_can_start(limits, sandbox_mode)
-    from tests.seam import SNAPSHOT_SEED, reference_present  # no torch: a batch grades in threads
-
     if not reference_present():
         # The student release: the suites compare with the reference's recorded answers, which hold
         # the data of seed 0 only. Fresh data per submission needs the reference (the instructor's side).
@@ -332,7 +331,7 @@ def _fill(grade_: Grade, records: list[dict], returncode: int | None, output: st
         raise GraderFailure(f"pytest collected no graded test (exit {returncode}):\n{tail}")
     broken = [r for r in results.values() if r.get("grader_error")]
     if broken:
-        why = (broken[0]["detail"] or broken[0]["message"]).removeprefix("grader.sandbox.GraderError: ")
+        why = (broken[0]["detail"] or broken[0]["message"]).removeprefix(f"{GraderError.__module__}.GraderError: ")
         why = printable(why.splitlines()[0] if why else "")
         raise _child_cannot_start(why)
     ids = [r["nodeid"] for r in collected]

@@ -9,16 +9,15 @@ says which one and carries on.
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
 from types import ModuleType
 
-REPO = Path(__file__).resolve().parents[1]
+from grader.paths import EXERCISES, REPO, reference_file
 
 
 def load(exercise: str) -> tuple[ModuleType, str]:
     """The module for ``exercise`` (e.g. ``mlp_block``) and where it came from, for the reader."""
-    reference = REPO / "solution" / "hidden" / f"reference_{exercise}.py"
-    path = reference if reference.is_file() else REPO / "exercises" / f"{exercise}.py"
+    reference = reference_file(exercise)
+    path = reference if reference.is_file() else EXERCISES / f"{exercise}.py"
     # Files, not installed packages: load them by path, under a name that says whose they are.
     name = f"{'reference' if path == reference else 'your'}_{exercise}"
     spec = importlib.util.spec_from_file_location(name, path)

@@ -33,6 +33,8 @@ REPO = HERE.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from notebooks import exercise_code  # noqa: E402  the reference where present, else your exercises/
+
 CURVES = HERE / "glu_variants_curves.json"
 
 # ------------------------------------------------------------------------------------ the text
@@ -216,10 +218,11 @@ def train(variant: str, seed: int, mlp_cls: type, glu_cls: type, glu_width: int,
 
 
 def reference_run(variant: str, seed: int) -> tuple[dict, float]:
-    """One run with the reference blocks, on one thread: the same arithmetic wherever it runs."""
+    """One run with the blocks the notebooks use (the reference where present, else exercises/), on one
+    thread: the same arithmetic wherever it runs."""
     torch.set_num_threads(1)
-    from solution.hidden.reference_mlp_block import GLU, MLP  # the blocks these curves were made with
-    from solution.hidden.reference_mlp_cost import glu_intermediate_dim
+    blocks, cost = exercise_code.load("mlp_block")[0], exercise_code.load("mlp_cost")[0]
+    MLP, GLU, glu_intermediate_dim = blocks.MLP, blocks.GLU, cost.glu_intermediate_dim
 
     start = time.perf_counter()
     run = train(variant, seed, MLP, GLU, glu_intermediate_dim(WIDTH, EXPANSION, multiple_of=1, bias=True))
@@ -229,9 +232,9 @@ def reference_run(variant: str, seed: int) -> tuple[dict, float]:
 def main(jobs: int = 2) -> None:
     from concurrent.futures import ProcessPoolExecutor
 
-    from solution.hidden.reference_mlp_cost import glu_intermediate_dim
-
-    glu_width = glu_intermediate_dim(WIDTH, EXPANSION, multiple_of=1, bias=True)
+    cost, source = exercise_code.load("mlp_cost")
+    print(f"blocks and sizing from {source} and its mlp_block", flush=True)
+    glu_width = cost.glu_intermediate_dim(WIDTH, EXPANSION, multiple_of=1, bias=True)
     keys = [(variant, seed) for variant in VARIANTS for seed in SEEDS]
     runs = {}
     with ProcessPoolExecutor(jobs) as pool:  # the runs are independent: side by side, one thread each

@@ -22,7 +22,7 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from grader.paths import REPO
 
 # Two lanes run side by side, each its steps in order. The grader's self-checks spend most of their
 # time waiting (sandbox start-up, time limits that must expire, whole batches of submissions), while

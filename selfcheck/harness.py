@@ -22,7 +22,7 @@ fail. A correct variant declares ``EXPECT_FAILURES = {}`` and must pass every te
 Every run is a fresh pytest process, so nothing a variant does can leak into another run. Two
 options make many runs cheaper without sharing anything between them:
 
-* ``preloaded=True`` forks each run from the grader's warm fork server (``grader/warm.py``), which
+* ``preloaded=True`` forks each run from the grader's warm fork server (``instructor/warm.py``), which
   has already imported torch and pytest, instead of starting Python from scratch: the same pytest
   command in its own process, about a second sooner. Where there is no os.fork (Windows) it runs as
   a subprocess. Call ``start_preloaded()`` from the main thread first (the server lives as long as
@@ -45,8 +45,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Hashable, Iterator, Sequence, TypeVar
 
-REPO = Path(__file__).resolve().parents[1]
+from grader.paths import REFERENCE, REPO, reference_file
+
 VARIANTS = Path(__file__).resolve().parent / "variants"
+INSTRUCTOR_FLAGS = {"--release", "--batch", "--gradescope-bundle", "--classroom50", "--csv", "--resume", "--only"}
+
+
+def cli(args) -> str:
+    """The command that takes ``args``: the instructor's (batches, release, exports) or the grader."""
+    return "instructor" if INSTRUCTOR_FLAGS & set(args) else "grader"
 WORKERS_ENV = "SELFCHECK_WORKERS"
 
 R = TypeVar("R")
@@ -150,7 +157,7 @@ def materialize(variant: Path, exercise: str) -> str:
     changes = edits(variant)
     if changes is None:
         return variant.read_text()
-    source = (REPO / "solution" / "hidden" / f"reference_{exercise}.py").read_text()
+    source = reference_file(exercise).read_text()
     source = apply_edits(source, changes, variant.name)
     return f"# {variant.name}: the reference with these edits: {[new for _, new, *_ in changes]!r}\n{source}"
 
@@ -158,7 +165,7 @@ def materialize(variant: Path, exercise: str) -> str:
 def reference_sources() -> dict[str, str]:
     """The reference's exercise files as a student would hand them in: file name -> source."""
     return {p.name.removeprefix("reference_"): p.read_text()
-            for p in sorted((REPO / "solution" / "hidden").glob("reference_*.py"))}
+            for p in sorted(REFERENCE.glob("reference_*.py"))}
 
 
 def run_variant(suite: str, exercise: str, variant: Path, *extra: str,
@@ -225,7 +232,7 @@ def start_preloaded():
     """The warm fork server the preloaded runs fork from, started on first use."""
     global _runner
     if _runner is None:
-        from grader.warm import ForkServerRunner
+        from instructor.warm import ForkServerRunner
 
         _runner = ForkServerRunner()
     return _runner

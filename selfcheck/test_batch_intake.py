@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from selfcheck.harness import REPO, VARIANTS, materialize
+from selfcheck.harness import REPO, VARIANTS, materialize, cli
 
 REFERENCE = REPO / "solution" / "hidden" / "reference_mlp_block.py"
 STUBS = REPO / "exercises" / "mlp_block.py"
@@ -43,15 +43,15 @@ SKIPPED = {
 
 
 def grader(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", cli(args), *args], cwd=cwd, capture_output=True, text=True,
                           timeout=300, env={**os.environ, "PYTHONPATH": str(REPO)})
 
 
-def zip_with(path: Path, members: dict[str, bytes], links: dict[str, str] = {}) -> None:
+def zip_with(path: Path, members: dict[str, bytes], links: dict[str, str] | None = None) -> None:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, data in members.items():
             archive.writestr(name, data)
-        for name, target in links.items():
+        for name, target in (links or {}).items():
             info = zipfile.ZipInfo(name)
             info.external_attr = 0o120777 << 16  # a symbolic link, as zip -y stores one
             archive.writestr(info, target)
@@ -156,7 +156,8 @@ def test_feedback_per_submission_escaped(batch):
     assert f"### Grade: {row['score']}/{row['max_score']} points" in eve
     assert f"Seed {row['seed']}. Sandboxed: yes" in eve
     # The known mistake's failing test and its message, escaped for Markdown (no raw [ ] or _).
-    line = next(x for x in eve.splitlines() if x.startswith("- GLU: test\\_mlp.py::test\\_parity\\_with\\_reference\\[default-GLU\\]"))
+    first = "- GLU: test\\_mlp.py::test\\_parity\\_with\\_reference\\[default-GLU\\]"
+    line = next(x for x in eve.splitlines() if x.startswith(first))
     assert re.search(r" \(0 of [1-9]\d* points\): .*the gate uses sigmoid", line), line
     assert "test_parity" not in eve and "[default-GLU]" not in eve
     failing = int(re.search(r"### Failing tests \((\d+) of (\d+)\)", eve).group(1))
@@ -168,7 +169,7 @@ def test_item_analysis_shares(batch):
     """Of 4 graded: the stubs fail every test, the mistake some GLU tests, the correct two none."""
     items = batch["items"]
     assert items and all(i["graded"] == "4" for i in items.values())
-    for test, item in items.items():
+    for item in items.values():
         if item["task"] == "mlp":
             assert item["share_failing"] == "0.250" and "not implemented yet" in item["most_common_message"], item
         else:
@@ -208,7 +209,7 @@ def test_only_replaces_one_row_and_rewrites_the_reports(batch):
 # ------------------------------------------------------------------- naming, without grading
 
 def scan(folder: Path, tmp: Path, ignore=frozenset()):
-    from grader.intake import scan as scan_
+    from instructor.intake import scan as scan_
 
     work = tmp / "work"
     work.mkdir(exist_ok=True)
@@ -238,7 +239,7 @@ def test_names_unique_and_safe(tmp_path):
 
 
 def test_reports_beside_a_csv_inside_the_batch_folder_are_not_entries(tmp_path):
-    from grader.batch_reports import Outputs
+    from instructor.batch_reports import Outputs
 
     folder = tmp_path / "export"
     (folder / "alice").mkdir(parents=True)

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.bundle import CLASSROOM50_MADE_BY
-from grader.classroom50 import NAME_BYTES, SCHEMA, result_json
+from instructor.exports import CLASSROOM50_MADE_BY
+from instructor.classroom50 import NAME_BYTES, SCHEMA, result_json
 from selfcheck.harness import REPO
 
 EXIT_GRADER_ERROR = 3
@@ -40,7 +40,7 @@ FIELD_VARS = {"classroom": "CLASSROOM", "assignment": "ASSIGNMENT", "submission"
 
 
 def make_folder(folder: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "grader", "--classroom50", str(folder), *args], cwd=REPO,
+    return subprocess.run([sys.executable, "-m", "instructor", "--classroom50", str(folder), *args], cwd=REPO,
                           capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(REPO)})
 
@@ -122,7 +122,7 @@ def by_task(result: dict) -> dict[str, list[dict]]:
 def test_folder_holds_the_grader_and_no_exercise(folders, tmp_path):
     folder = folders["all"]
     files = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
-    assert {"autograder.py", "grader/classroom50.py", "grader/cli.py", "tests/conftest.py", "tests/test_mlp.py",
+    assert {"autograder.py", "instructor/classroom50.py", "grader/cli.py", "tests/conftest.py", "tests/test_mlp.py",
             "tests/test_triton_swiglu.py", "solution/hidden/reference_mlp_block.py", "pyproject.toml",
             "requirements.txt"} <= files
     assert not any(f.startswith(("exercises/", "selfcheck/", "notebooks/")) for f in files)
@@ -168,7 +168,7 @@ def test_stubs_score_zero_and_the_checkout_cannot_stand_in(folders, tmp_path):
     work = checkout(tmp_path / "bob")
     (work / "result.json").write_text(json.dumps({"schema": SCHEMA, "score": 38, "max-score": 38, "tests": []}))
     fake = "import pathlib, sys\npathlib.Path('result.json').write_text('{\"score\": 38}')\nsys.exit(0)\n"
-    for name in ("grader/__init__.py", "grader/classroom50.py", "tests/conftest.py", "conftest.py"):
+    for name in ("grader/__init__.py", "instructor/classroom50.py", "tests/conftest.py", "conftest.py"):
         (work / name).parent.mkdir(exist_ok=True)
         (work / name).write_text(fake)
     result = graded(work, run_autograder(folders["mlp,cost"], work))

@@ -1,5 +1,7 @@
 """The grader cannot be gamed: submissions that implement nothing but attack the grader score 0.
 
+Longer than 400 lines because its batches are graded once, in module fixtures, and read by many tests.
+
 Each folder in ``selfcheck/attacks/`` is one submission: stubs that raise NotImplementedError (or no
 layers at all), plus one attack. Files that pytest itself would pick up (``conftest.py``,
 ``test_*.py``) are stored with an ``.in`` suffix and get their real name when the batch is built.
@@ -34,7 +36,7 @@ from pathlib import Path
 
 import pytest
 
-from selfcheck.harness import REPO, VARIANTS, apply_edits, edits, materialize, module_constant, run_suite
+from selfcheck.harness import REPO, VARIANTS, apply_edits, edits, materialize, module_constant, run_suite, cli
 
 ATTACKS_DIR = Path(__file__).resolve().parent / "attacks"
 ATTACKS = sorted(p.name for p in ATTACKS_DIR.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
@@ -126,7 +128,7 @@ def daemons() -> list[int]:
 
 def grader(*args: str, cwd: Path, env: dict | None = None, timeout: float = BATCH_WALL_LIMIT):
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "grader", *args], cwd=cwd, capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", cli(args), *args], cwd=cwd, capture_output=True, text=True,
                           timeout=timeout, env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})})
     return proc, time.monotonic() - started
 
@@ -453,7 +455,7 @@ def test_interrupted_batch_stops_soon_and_resume_retries_errors(tmp_path):
     (batch / "c_correct").mkdir()
     shutil.copy(VARIANTS / "mlp_block" / "correct_textbook.py", batch / "c_correct" / "mlp_block.py")
     grades = tmp_path / "grades.csv"
-    proc = subprocess.Popen([sys.executable, "-m", "grader", "--batch", str(batch), "--csv", str(grades), "--jobs", "2",
+    proc = subprocess.Popen([sys.executable, "-m", "instructor", "--batch", str(batch), "--csv", str(grades), "--jobs", "2",
                              "--tasks", "mlp,glu", "--call-timeout", "60", "--budget", "120"],
                             cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -475,7 +477,7 @@ def test_interrupted_batch_stops_soon_and_resume_retries_errors(tmp_path):
     rows = list(csv.DictReader(open(grades)))
     assert all(r["status"] in ("graded", "error") for r in rows), rows  # whole rows only
     # An error row is retried by --resume (a grader error, then fixed: here, written by hand).
-    from grader.batch import columns
+    from instructor.batch import columns
 
     with open(grades, "a", newline="") as f:
         csv.DictWriter(f, fieldnames=columns()).writerow(

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from selfcheck.harness import REPO, VARIANTS, materialize, parallel, reference_sources
+from selfcheck.harness import REPO, VARIANTS, materialize, parallel, reference_sources, cli
 
 EXIT_GRADER_ERROR = 3
 
 
 def grader(*args: str, cwd: Path = REPO, env: dict | None = None, timeout: float = 300):
-    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", cli(args), *args], cwd=cwd, capture_output=True, text=True,
                           timeout=timeout, env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})})
 
 
@@ -57,7 +57,8 @@ def test_table_per_task_first_failure_and_total(graded):
 def test_json_schema(graded):
     data = json.loads(graded["grade.json"].read_text())
     assert data["schema"] == "mlp-block-grader/1" and data["seed"] == 7
-    assert {"submission", "sandboxed", "isolation", "score", "max_score", "seconds", "grader_peak_mb", "tasks", "tests"} <= set(data)
+    assert {"submission", "sandboxed", "isolation", "score", "max_score", "seconds", "grader_peak_mb", "tasks",
+            "tests"} <= set(data)
     assert isinstance(data["sandboxed"], bool)
     assert data["score"] == sum(t["points"] for t in data["tests"])
     assert data["max_score"] == sum(t["max"] for t in data["tests"])
@@ -199,7 +200,8 @@ def test_gradescope_run_autograder_grades_stubs_zero_and_the_reference_full(tmp_
         stubs, reference = runs["stubs"].result(), runs["reference"].result()
     for data in (stubs, reference):
         assert data["extra_data"]["sandboxed"] is True, data["extra_data"]
-        assert {"test_mlp.py", "test_cost.py", "test_triton_swiglu.py"} <= {t["name"].split(": ", 1)[-1].split("::")[0] for t in data["tests"]}
+        suites = {t["name"].split(": ", 1)[-1].split("::")[0] for t in data["tests"]}
+        assert {"test_mlp.py", "test_cost.py", "test_triton_swiglu.py"} <= suites
     assert stubs["score"] == 0 and len(stubs["tests"]) == len(reference["tests"])
     assert reference["score"] == sum(t["max_score"] for t in reference["tests"]) > 0
 

@@ -1,6 +1,6 @@
 """The suite's bfloat16 under Triton's interpreter against PyTorch's CPU bfloat16, element by element.
 
-``grader/probes.py`` replaces the interpreter's bfloat16 arithmetic and conversions (which work on
+``grader/probes/`` replaces the interpreter's bfloat16 arithmetic and conversions (which work on
 the raw uint16 bits and truncate) with float32 arithmetic rounded to nearest even, as a GPU does. The
 kernels below run add, sub, mul, div and the conversions on every kind of bfloat16 number (normal,
 subnormal, zero, infinity, NaN) and each result must carry the same bits as PyTorch's. They run in a

@@ -17,7 +17,8 @@ import jupytext
 import nbformat
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from grader.paths import REPO
+
 CHECK = REPO / "notebooks" / "check_twin.py"
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 

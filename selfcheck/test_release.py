@@ -18,12 +18,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from grader import release
+from instructor import release
+from grader.paths import REFERENCE, REPO
 from selfcheck.harness import VARIANTS, materialize, parallel, read_report, reference_sources, verdict
 from tests import snapshot
 
-REPO = Path(__file__).resolve().parents[1]
-REFERENCE = REPO / "solution" / "hidden"
 # Mistakes whose hints come from the recorded known-mistake outputs (the activation's path, a
 # hard-coded or missing activation, the residual, a dropout mistake behind a forward mistake) or from
 # other branches of the suite (an exception, a dtype, shapes).

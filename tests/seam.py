@@ -8,7 +8,7 @@ Which code the suites grade is decided here and nowhere else:
 * ``sandbox:PATH``: that folder's files, run by the grader in a sandboxed child process.
 
 Pick one with ``pytest --target reference`` or ``EXERCISE_TARGET=reference``. Tests never import
-code under test themselves: they ask a ``Target`` to run a probe (``grader/probes.py``) and get
+code under test themselves: they ask a ``Target`` to run a probe (``grader/probes/``) and get
 evidence back.
 
 What they compare with is decided here too (``make_reference``): the reference in
@@ -32,20 +32,20 @@ from types import ModuleType
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from grader.paths import EXERCISES, SNAPSHOT_SEED, display_path, reference_file, reference_present
+
 TARGET_ENV = "EXERCISE_TARGET"
 DEFAULT_TARGET = "exercises"
 SANDBOX_PREFIX = "sandbox:"
-SNAPSHOT_SEED = 0  # the only seed the reference's recorded answers (tests/snapshot.py) are for
 ISOLATED_EXERCISES = frozenset({"triton_swiglu"})
 
 
 def exercise_file(target: str, exercise: str) -> Path:
     """Where ``exercise`` (e.g. ``mlp_block``) lives for a target name or folder."""
     if target == "exercises":
-        return REPO / "exercises" / f"{exercise}.py"
+        return EXERCISES / f"{exercise}.py"
     if target == "reference":
-        return REPO / "solution" / "hidden" / f"reference_{exercise}.py"
+        return reference_file(exercise)
     folder = Path(target)
     if (folder / "exercises").is_dir():  # a whole checkout rather than a folder of exercise files
         folder = folder / "exercises"
@@ -56,13 +56,6 @@ def module_name(target: str, exercise: str) -> str:
     # The reference and the student's file share a module name on purpose: a file that imports its
     # sibling (or pickles a class) sees the same name either way.
     return f"_target_{'reference' if target == 'reference' else 'exercise'}_{exercise}"
-
-
-def display_path(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(REPO))
-    except ValueError:
-        return str(path)
 
 
 def _probes():
@@ -211,11 +204,6 @@ class Reference(Target):
 
 REFERENCE_MODES = ("auto", "live", "snapshot")
 RECORD_PREFIX = "record:"
-
-
-def reference_present() -> bool:
-    """Whether this checkout has the reference (the instructor's repository), not only its snapshot."""
-    return exercise_file("reference", "mlp_block").is_file()
 
 
 def uses_snapshot(mode: str) -> bool:

@@ -25,16 +25,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.seam import SNAPSHOT_SEED
+from grader.paths import KNOWN_MISTAKES, REPO, SNAPSHOT, SNAPSHOT_SEED, TRITON_LAUNCH_CODE, reference_file
 
-REPO = Path(__file__).resolve().parents[1]
-SNAPSHOT = REPO / "tests" / "snapshots" / "reference.pt"
 FORMAT = "mlp-block-reference-snapshot/1"
 REGENERATE = "python -m tests.snapshot"
-# The Triton kernel tests launch the student's kernels with trusted launch code (grader/kernel_source.py):
-# the reference's where it is present; in the release, the stub's as handed out, which the release
-# writes here (the student edits exercises/triton_swiglu.py, launch code included).
-TRITON_LAUNCH_CODE = SNAPSHOT.parent / "triton_swiglu_launch.py"
 
 # What the code under test reports about itself (its input before and after the call): the tests
 # never ask the reference for it, and it would be most of the snapshot's size.
@@ -113,9 +107,11 @@ class LiveReference:
         if self._mistakes is None:
             from grader.probes import load_module
 
-            self._mistakes = load_module(str(REPO / "solution" / "hidden" / "known_mistakes.py"),
+            self._mistakes = load_module(str(KNOWN_MISTAKES),
                                          "_reference_known_mistakes")
-        return self._mistakes.known_mistakes(block_name, weights, x, activation)
+        from grader.activations import ACTIVATIONS
+
+        return self._mistakes.known_mistakes(block_name, weights, x, activation, ACTIVATIONS[activation or "gelu"])
 
 
 class RecordingReference(LiveReference):
@@ -183,7 +179,7 @@ class SnapshotReference:
 
 def triton_launch_code() -> Path:
     """The file the Triton kernel tests take their trusted launch code from."""
-    reference = REPO / "solution" / "hidden" / "reference_triton_swiglu.py"
+    reference = reference_file("triton_swiglu")
     return reference if reference.is_file() else TRITON_LAUNCH_CODE
 
 

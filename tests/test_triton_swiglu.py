@@ -3,7 +3,8 @@ wiring (TODO 3-5) and the FusedSwiGLU block (TODO 6-7).
 
 Run: ``pytest tests/test_triton_swiglu.py`` (this task alone: ``-m swiglu``). On a CUDA GPU the kernels
 run natively; without one they run in Triton's interpreter, which the suite switches on by itself
-(``grader/probes.py``). Where Triton cannot be installed (macOS, Windows) the whole module is skipped.
+(``grader/probes/``). Where Triton cannot be installed (macOS, Windows) the whole module is skipped.
+Longer than 400 lines because it is one task's graded suite, which a student runs as one file.
 
 Two targets, so that the points for a working kernel come from the kernel alone:
 
@@ -29,7 +30,7 @@ Kernel outputs are compared with the float64 formula evaluated on the very input
   which is what tells a kernel computing in 16 bits from eager where the worst elements alone do not. The ideal the messages teach
   is one rounding: compute in float32, round when storing. A kernel that computes in 16 bits rounds
   after every operation and errs by 2 to 7 units. Under the interpreter, bfloat16 arithmetic and
-  conversions round as on a GPU (``grader/probes.py``), so the bound is the same on CPU and GPU.
+  conversions round as on a GPU (``grader/probes/``), so the bound is the same on CPU and GPU.
 """
 
 from __future__ import annotations
@@ -217,8 +218,9 @@ def expect_as_accurate_as_eager(got: torch.Tensor, exact: torch.Tensor, eager: t
 
 
 def less_accurate_than_eager(tol: dict) -> str:
-    return (f"less accurate than PyTorch eager (F.silu(gate) * value, and its autograd; allowed: {tol['roundings']:.2f} ulp on these"
-            " inputs, eager's worst error plus a tenth): is the kernel computing in 16 bits? Convert right after tl.load to"
+    return (f"less accurate than PyTorch eager (F.silu(gate) * value, and its autograd; allowed:"
+            f" {tol['roundings']:.2f} ulp on these inputs, eager's worst error plus a tenth): is the kernel computing in"
+            " 16 bits? Convert right after tl.load to"
             " COMPUTE_DTYPE, compute there, and convert to the output's dtype only in tl.store: one rounding,"
             " half an ulp")
 
@@ -275,7 +277,7 @@ def expect_kernels_launched(target, evidence: dict, op: str, stage: str | None =
 
 
 def stand_in_coefficients(gen) -> dict:
-    """Coefficients of the stand-in kernels (``grader/probes.py``), drawn per test from the test's own
+    """Coefficients of the stand-in kernels (``grader/probes/``), drawn per test from the test's own
     seed without using up its generator: no fixed formula can be returned in their place."""
     drawn = torch.Generator().manual_seed(gen.initial_seed() ^ 0x5EED)
     a, b, c, d = (1.25 + torch.rand(4, generator=drawn, dtype=torch.float64)).tolist()
@@ -312,7 +314,7 @@ def expect_stand_in_followed(target, ok: bool, op: str, stage: str, coefficients
 def unwritten_hint(got: torch.Tensor, exact: torch.Tensor, layout: str = "contiguous", launch: str = "yours") -> str:
     """A hint from where the NaNs are: the probes fill the inputs' surroundings and every fresh
     allocation with NaN, so a NaN is an element read from outside or never written. (bfloat16
-    arithmetic is no cause: under the interpreter it rounds as on a GPU, see grader/probes.py.)
+    arithmetic is no cause: under the interpreter it rounds as on a GPU, see grader/probes/.)
 
     ``launch``: "yours" where the student's own launch code ran (its grid may be the cause), "trusted"
     in the kernel tests, whose grid the stub's launch code sets (then only the kernel can be).

@@ -12,8 +12,6 @@ from typing import Callable
 import torch
 import torch.nn.functional as F
 
-from grader.probes import ACTIVATIONS
-
 
 def _linear(w: dict, layer: str, x: torch.Tensor) -> torch.Tensor:
     return F.linear(x, w[f"{layer}.weight"], w[f"{layer}.bias"])
@@ -26,11 +24,13 @@ def known_formula(block_name: str, w: dict, x: torch.Tensor, act: Callable) -> t
     return _linear(w, "Wo", act(_linear(w, "Wg", x)) * _linear(w, "Wv", x))
 
 
-def known_mistakes(block_name: str, w: dict, x: torch.Tensor, activation: str | None
-                   ) -> list[tuple[str, torch.Tensor]]:
+def known_mistakes(block_name: str, w: dict, x: torch.Tensor, activation: str | None,
+                   make_activation: Callable[[], Callable]) -> list[tuple[str, torch.Tensor]]:
     """Outputs of the mistakes students make with ``block_name`` ("MLP" or "GLU") on weights ``w``
-    and input ``x``, asked for ``activation`` (None: the default GELU), each with its hint."""
-    act = ACTIVATIONS[activation or "gelu"]()
+    and input ``x``, asked for ``activation`` (None: the default GELU), each with its hint.
+    ``make_activation`` builds that activation (the suites' table of them, passed in so that this
+    file imports nothing of the project)."""
+    act = make_activation()
     gelu, gelu_tanh = F.gelu, lambda t: F.gelu(t, approximate="tanh")
     requested = "GELU" if activation in (None, "gelu") else activation
     mistakes: list[tuple[str, Callable]] = []

@@ -22,12 +22,11 @@ import tempfile
 from pathlib import Path
 
 from grader.kernel_source import stub_launch_code
-from grader.sandbox import REPO
-from tests.snapshot import TRITON_LAUNCH_CODE
+from grader.paths import REFERENCE, REPO, TRITON_LAUNCH_CODE
 
 # What the student repository holds, as globs relative to the repository root.
 RELEASE_FILES = [
-    "exercises/*.py", "tests/*.py", "tests/snapshots/reference.pt", "grader/*.py",
+    "exercises/*.py", "tests/*.py", "tests/snapshots/reference.pt", "grader/**/*.py",
     "notebooks/*.ipynb", "notebooks/*.py", "notebooks/*.json",
     "pyproject.toml", "requirements.txt", "socratic_prompt.md", ".gitignore", ".github/workflows/check.yml",
 ]
@@ -166,7 +165,7 @@ def run_notebooks(folder: Path) -> None:
 
 def make_release(out: Path, *, execute_notebooks: bool = True) -> list[Path]:
     """Write the student repository into ``out`` (new or empty); returns the files written."""
-    if not (REPO / "solution" / "hidden").is_dir():
+    if not REFERENCE.is_dir():
         raise ReleaseError("the release is made from the instructor's repository, which has solution/hidden/")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ReleaseError(f"{out} exists and is not an empty folder: give a new folder")

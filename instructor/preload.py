@@ -1,6 +1,6 @@
 """Imported once by the batch's fork server: everything a trusted pytest session needs, warmed up.
 
-Each submission's session is then a fork of that server (``grader/warm.py``), so it starts with
+Each submission's session is then a fork of that server (``instructor/warm.py``), so it starts with
 torch and pytest imported and autograd initialised instead of paying for them again: the difference
 between about 3.5 and 2 CPU seconds per submission. Only trusted code is imported here.
 """

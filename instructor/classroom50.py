@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 
 from grader import report
-from grader.bundle import CPU_WHEELS
+from instructor.exports import CPU_WHEELS
 from grader.cli import EXIT_GRADER_ERROR, EXIT_OK
 from grader.grading import TASK_TITLES, Grade, GraderFailure, grade
 from grader.safe_text import markdown_cell, printable

@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from grader.grading import GraderFailure
+from grader.paths import EXERCISES
 from grader.safe_text import file_name, printable
-from grader.sandbox import MAX_SUBMISSION_FILE_BYTES, REPO
+from grader.sandbox import MAX_SUBMISSION_FILE_BYTES
 
 # A zip is refused whole beyond these: the member count and the sizes its directory declares. Only
 # .py members are ever decompressed, each read up to MAX_SUBMISSION_FILE_BYTES whatever it declares.
@@ -44,9 +45,9 @@ MOODLE = re.compile(r"^(?P<name>.+)_(?P<id>\d+)_assignsubmission_[a-z]+_?$")
 
 
 def exercises() -> list[str]:
-    names = sorted(p.stem for p in (REPO / "exercises").glob("*.py") if not p.name.startswith("_"))
+    names = sorted(p.stem for p in EXERCISES.glob("*.py") if not p.name.startswith("_"))
     if not names:
-        raise GraderFailure(f"no exercise files in {REPO / 'exercises'}: the batch cannot tell what to look for")
+        raise GraderFailure(f"no exercise files in {EXERCISES}: the batch cannot tell what to look for")
     return names
 
 

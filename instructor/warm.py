@@ -1,6 +1,6 @@
 """A runner for the trusted pytest sessions of a batch: each one a fork of a warm server.
 
-``multiprocessing``'s fork server imports ``grader/preload.py`` once; every submission's session is
+``multiprocessing``'s fork server imports ``instructor/preload.py`` once; every submission's session is
 a fresh fork of it (never a reused process, so nothing carries over from one submission to the
 next), in a session of its own so that it and everything it started can be killed as a group.
 """
@@ -14,7 +14,7 @@ import sys
 import threading
 from pathlib import Path
 
-from grader.sandbox import REPO
+from grader.paths import REPO
 
 
 def _session(args: list[str], env: dict[str, str], log_path: str) -> None:
@@ -49,7 +49,7 @@ class ForkServerRunner:
 
     def __init__(self) -> None:
         self.context = multiprocessing.get_context("forkserver")
-        self.context.set_forkserver_preload(["grader.preload"])
+        self.context.set_forkserver_preload(["instructor.preload"])
         # Start it now, from this (the main) thread: it is told to die with the thread that started
         # it, and a worker thread of the batch may end before the batch does.
         from multiprocessing import forkserver

@@ -1,8 +1,8 @@
 """``python -m grader --batch DIR --csv grades.csv``: every entry of DIR is one hand-in, or skipped.
 
 What DIR may hold (a folder, a .zip or loose files per student, as LMSs export them) and the name
-each submission gets is ``grader/intake.py``'s; what is written beside the CSV (feedback, item
-analysis, histogram, the skipped entries) is ``grader/batch_reports.py``'s, rewritten from every row
+each submission gets is ``instructor/intake.py``'s; what is written beside the CSV (feedback, item
+analysis, histogram, the skipped entries) is ``instructor/batch_reports.py``'s, rewritten from every row
 at the end of each run. Submissions are graded in parallel (``--jobs``), each exactly as ``python -m
 grader PATH`` would: its own trusted pytest process and its own child, which runs as a uid of its own
 when the grader is root. A batch grades for credit, so it requires the sandbox unless ``--sandbox``
@@ -27,10 +27,10 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
-from grader import batch_reports, intake
-from grader.batch_reports import Outputs, write_csv
+from instructor import batch_reports, intake
+from instructor.batch_reports import Outputs, write_csv
 from grader.grading import TASK_TITLES, Grade, GraderFailure, SandboxUnavailable, check_child_can_start, grade
-from grader.intake import Intake, Submission
+from instructor.intake import Intake, Submission
 from grader.safe_text import csv_cell, printable
 from grader.sandbox import Limits
 
@@ -132,7 +132,7 @@ def make_runner():
     import multiprocessing
 
     if "forkserver" in multiprocessing.get_all_start_methods():
-        from grader.warm import ForkServerRunner
+        from instructor.warm import ForkServerRunner
 
         return ForkServerRunner()
     from grader.grading import SubprocessRunner

@@ -1,0 +1,40 @@
+"""Where everything lives: the one place that knows the repository's layout.
+
+Imports nothing but the standard library, so the grader's own process, the sandboxed child and the
+suites can all use it before torch is imported.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+EXERCISES = REPO / "exercises"
+TESTS = REPO / "tests"
+NOTEBOOKS = REPO / "notebooks"
+REFERENCE = REPO / "solution" / "hidden"  # the instructor's code: absent from the student release
+KNOWN_MISTAKES = REFERENCE / "known_mistakes.py"
+SNAPSHOT = TESTS / "snapshots" / "reference.pt"  # the reference's recorded answers, for the release
+SNAPSHOT_SEED = 0  # the only seed the recorded answers are for (tests/snapshot.py)
+# The Triton kernel tests launch the student's kernels with trusted launch code (grader/kernel_source.py):
+# the reference's where it is present; in the release, the stub's as handed out, which the release
+# writes here (the student edits exercises/triton_swiglu.py, launch code included).
+TRITON_LAUNCH_CODE = SNAPSHOT.parent / "triton_swiglu_launch.py"
+
+
+def reference_file(exercise: str) -> Path:
+    """The reference for ``exercise`` (``mlp_block`` -> solution/hidden/reference_mlp_block.py)."""
+    return REFERENCE / f"reference_{exercise}.py"
+
+
+def reference_present() -> bool:
+    """Whether this checkout has the reference (the instructor's repository), not only its snapshot."""
+    return reference_file("mlp_block").is_file()
+
+
+def display_path(path: Path) -> str:
+    """``path`` relative to the repository where it is inside it (what messages show)."""
+    try:
+        return str(path.resolve().relative_to(REPO))
+    except ValueError:
+        return str(path)

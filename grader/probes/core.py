@@ -1,0 +1,128 @@
+"""Probes' common ground: the registry, loading a file under test, and turning its exceptions into evidence."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import traceback
+from types import ModuleType
+from typing import Callable
+
+import torch
+
+
+
+PROBES: dict[str, Callable[..., dict]] = {}
+
+
+def probe(fn: Callable[..., dict]) -> Callable[..., dict]:
+    PROBES[fn.__name__] = fn
+    return fn
+
+
+# ---------------------------------------------------------------------------- loading the target
+
+class CodeUnderTestError(Exception):
+    """Raised by code under test; carries the stage and a one-line description."""
+
+    def __init__(self, stage: str, exc: BaseException) -> None:
+        self.stage = stage
+        self.evidence = describe_exception(stage, exc)
+        super().__init__(self.evidence["message"])
+
+
+def _student_frame(exc: BaseException) -> str:
+    """'file.py:LINE in func' of the deepest frame outside torch and this module: where to look."""
+    if isinstance(exc, SyntaxError):  # its traceback is the importer's; the place is on the exception
+        return ""  # the message already reads "invalid syntax (file.py, line N)"
+    here = os.path.abspath(__file__)
+    where = ""
+    # Triton's interpreter re-raises a kernel's error as InterpreterError from the original: the
+    # kernel's own line is in the original's traceback, the launch in the wrapper's.
+    frames = traceback.extract_tb(exc.__traceback__)
+    if exc.__cause__ is not None and type(exc).__name__ == "InterpreterError":
+        frames += traceback.extract_tb(exc.__cause__.__traceback__)
+    for frame in frames:
+        path = os.path.abspath(frame.filename)
+        if (path == here or frame.filename.startswith("<") or f"{os.sep}torch{os.sep}" in path
+                or f"{os.sep}triton{os.sep}" in path or f"{os.sep}importlib{os.sep}" in path):
+            continue
+        shown = os.path.relpath(path)
+        where = f"{path if shown.startswith('..') else shown}:{frame.lineno} in {frame.name}"
+    return where
+
+
+def describe_exception(stage: str, exc: BaseException) -> dict:
+    # One line: multi-line messages (load_state_dict lists every mismatch) are folded, then cut.
+    message = " ".join(str(exc).split())
+    return {
+        "stage": stage,
+        "type": type(exc).__name__,
+        "message": message[:400],
+        "where": _student_frame(exc),
+        "not_implemented": isinstance(exc, NotImplementedError),
+    }
+
+
+def load_module(path: str, name: str) -> ModuleType:
+    """Import a file under a fixed module name, fresh each time it is asked for."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    # Triton's side, imported only here: the MLP and cost probes never need it.
+    from grader.probes.triton_watch import guard_triton_launches, use_triton_interpreter_without_gpu
+
+    module = importlib.util.module_from_spec(spec)
+    use_triton_interpreter_without_gpu()  # before the file's @triton.jit decorators run, if it has any
+    sys.modules[name] = module  # dataclasses, pickling and triton.jit look the module up by name
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    guard_triton_launches(module)  # in the fused SwiGLU section below
+    return module
+
+
+# Set by grader/child.py when the probes run in a child process: told the name of each stage as it
+# starts, so a crash that kills the process (segfault, exit) is still reported against the method
+# that was running. In-process (plain pytest) it stays None.
+STAGE_LISTENER: Callable[[str], None] | None = None
+
+
+def _stage(stage: str, fn: Callable, *args, **kwargs):
+    if STAGE_LISTENER is not None:
+        STAGE_LISTENER(stage)
+    try:
+        return fn(*args, **kwargs)
+    except Exception as exc:  # anything the code under test raises is evidence, not a crash
+        raise CodeUnderTestError(stage, exc) from exc
+
+
+
+
+def call(module_or_error: ModuleType | BaseException, stage_name: str, probe_name: str, **kwargs) -> dict:
+    """Run one probe; any failure of the code under test becomes error evidence.
+
+    ``stand_ins`` (any probe): while it runs, launches of the module's SwiGLU kernels run the grader's
+    stand-ins instead (``stand_in_forward``/``stand_in_backward`` with these coefficients)."""
+    if isinstance(module_or_error, BaseException):
+        return {"error": describe_exception(f"import {stage_name}", module_or_error)}
+    stand_ins = kwargs.pop("stand_ins", None)
+    try:
+        if stand_ins is None:
+            return PROBES[probe_name](module_or_error, **kwargs)
+        from grader.probes.triton_watch import _StandIns  # only probes that ask for stand-ins need Triton's side
+
+        with _StandIns(module_or_error, stand_ins):
+            return PROBES[probe_name](module_or_error, **kwargs)
+    except CodeUnderTestError as exc:
+        return {"error": exc.evidence}
+
+
+def _cpu(t: object) -> object:
+    """A tensor as evidence: on the CPU, and contiguous, since the grader refuses views whose elements
+    share storage (``grader/evidence.py``); a forward that returns ``.expand(...)`` is then judged on
+    its values like any other."""
+    return t.detach().cpu().contiguous() if isinstance(t, torch.Tensor) else None

@@ -1,0 +1,87 @@
+"""A patch to Triton's interpreter: bfloat16 arithmetic and rounding as on a GPU."""
+
+from __future__ import annotations
+
+
+
+
+_BITWISE = {"bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "where"}
+
+
+def _bf16_to_float32(bits):
+    import numpy as np
+
+    return (np.asarray(bits).astype(np.uint32) << np.uint32(16)).view(np.float32)
+
+
+def _float_to_bf16(x, truncate: bool = False):
+    """bfloat16 bits of ``x`` rounded to nearest even (float64 goes through float32, as PyTorch's does)."""
+    import numpy as np
+
+    bits = np.asarray(x, dtype=np.float32).view(np.uint32)
+    if truncate:
+        rounded = bits >> np.uint32(16)
+    else:
+        rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16)
+    nan = np.isnan(np.asarray(x, dtype=np.float32))
+    quiet = (bits >> np.uint32(16)) | np.uint32(0x40)  # a NaN stays a NaN with its sign
+    return np.where(nan, quiet, rounded).astype(np.uint16)
+
+
+def _bfloat16_as_on_gpu(interpreter) -> None:
+    import numpy as np
+    import triton.language as tl
+    from triton._C.libtriton import ir
+
+    builder = interpreter.InterpreterBuilder
+    handle = interpreter.TensorHandle
+    native_binary, native_unary = builder.binary_op, builder.unary_op
+    native_cast, native_fp_to_fp, native_fma = builder.cast_impl, builder.create_fp_to_fp, builder.create_fma
+    bf16 = tl.bfloat16
+
+    def is_bf16(h) -> bool:
+        return h.dtype.scalar == bf16 and np.asarray(h.data).dtype == np.uint16
+
+    def as_float32(h):
+        return _bf16_to_float32(h.data) if is_bf16(h) else h.data
+
+    def binary_op(self, lhs, rhs, op):
+        if not (is_bf16(lhs) or is_bf16(rhs)) or getattr(op, "__name__", "") in _BITWISE:
+            return native_binary(self, lhs, rhs, op)
+        out = op(as_float32(lhs), as_float32(rhs))
+        if out.dtype == np.bool_:  # a comparison
+            return handle(out, lhs.dtype.scalar)
+        return handle(_float_to_bf16(out), bf16)
+
+    def unary_op(self, arg, op):
+        if not is_bf16(arg):
+            return native_unary(self, arg, op)
+        return handle(_float_to_bf16(op(as_float32(arg))), bf16)
+
+    def cast_impl(self, src, dst_type):
+        if is_bf16(src):
+            src = handle(as_float32(src), tl.float32)
+            if dst_type.scalar == tl.float32:
+                return src
+        if dst_type.scalar == bf16:
+            return handle(_float_to_bf16(np.asarray(src.data).astype(np.float32)), bf16)
+        return native_cast(self, src, dst_type)
+
+    def create_fp_to_fp(self, src, dst_type, rounding_mode):
+        if dst_type.scalar == bf16 and not is_bf16(src):
+            truncate = rounding_mode == ir.ROUNDING_MODE.RTZ
+            return handle(_float_to_bf16(np.asarray(as_float32(src)).astype(np.float32), truncate), bf16)
+        if is_bf16(src):
+            return native_fp_to_fp(self, handle(as_float32(src), tl.float32), dst_type, rounding_mode)
+        return native_fp_to_fp(self, src, dst_type, rounding_mode)
+
+    def create_fma(self, x, y, z):
+        if not is_bf16(z):
+            return native_fma(self, x, y, z)
+        exact = np.add(np.multiply(as_float32(x), as_float32(y), dtype=np.float64), as_float32(z))
+        return handle(_float_to_bf16(exact), bf16)  # one rounding, as a fused multiply-add
+
+    builder.binary_op, builder.unary_op, builder.cast_impl = binary_op, unary_op, cast_impl
+    builder.create_fp_to_fp, builder.create_fma = create_fp_to_fp, create_fma
+
+

@@ -1,0 +1,369 @@
+"""Triton under watch: the interpreter switch, checked memory for every tl.load and tl.store, what a bad
+access is said to be, the grader's stand-in kernels, and the record of every launch."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Callable
+
+import torch
+from grader.probes.triton_bf16 import _bfloat16_as_on_gpu
+import re
+from types import ModuleType
+from grader.probes.core import CodeUnderTestError, _stage
+
+
+# ==================================================================================================
+# The fused SwiGLU exercise (exercises/triton_swiglu.py): probes that watch Triton kernels run
+# ==================================================================================================
+#
+# What these add to the MLP probes:
+# * every Triton launch made while the code under test runs is recorded (kernel name, defining
+#   module, the tensors it was given), so the tests can insist that the exercise's own kernels do the
+#   work, and that the tensors handed back are ones a kernel wrote;
+# * under Triton's interpreter every tl.load and tl.store is checked, before it happens, against the
+#   memory of the tensors its launch was given: a forgotten mask becomes evidence naming the kernel,
+#   the line and the likely cause, instead of a write past a heap block that kills the process later;
+# * inputs are built here from contiguous data and a layout name (a view does not survive the trip
+#   to a child process), inside NaN guard regions whose change is reported; fresh allocations are
+#   NaN-filled while the code under test runs, so an element no program wrote cannot pass by luck.
+
+STAND_IN_KERNELS = ("_swiglu_forward_kernel", "_swiglu_backward_kernel")
+SWIGLU_LAYOUTS = ("contiguous", "chunk", "transposed", "strided", "expanded", "broadcast_row")
+GUARD = 1024  # NaN elements before and after every input the probes build
+
+
+def use_triton_interpreter_without_gpu() -> None:
+    """Without a GPU Triton can only run kernels in its interpreter, which must be switched on before
+    triton is imported (its library functions are compiled at import). Called before an exercise file
+    is imported, so neither the student nor the suite has to set anything."""
+    if "TRITON_INTERPRET" in os.environ or "triton" in sys.modules:
+        return  # set by the caller, or too late: swiglu probes then say what went wrong
+    if not torch.cuda.is_available():
+        os.environ["TRITON_INTERPRET"] = "1"
+
+
+
+def triton_interpreting() -> bool:
+    import triton
+
+    return bool(triton.knobs.runtime.interpret)
+
+
+class OutOfBoundsAccess(RuntimeError):
+    """A kernel tried to load or store outside every tensor its launch was given."""
+
+
+def _extent(t: torch.Tensor) -> tuple[int, int]:
+    """[first byte, one past the last byte] that the elements of ``t`` occupy."""
+    start = t.data_ptr()
+    if t.numel() == 0:
+        return start, start
+    span = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride())) + 1
+    return start, start + span * t.element_size()
+
+
+class _CheckedMemory:
+    """Stands in for the interpreter's native load/store: checks the addresses, then delegates."""
+
+    def __init__(self, native, guard: "_TritonGuard") -> None:
+        self._native = native
+        self._guard = guard
+
+    def __getattr__(self, name: str):
+        return getattr(self._native, name)
+
+    def load(self, ptrs, mask, other, dtype):
+        import numpy as np
+
+        self._guard.check("load", ptrs, mask, np.dtype(dtype).itemsize)
+        return self._native.load(ptrs, mask, other, dtype)
+
+    def store(self, ptrs, value, mask):
+        self._guard.check("store", ptrs, mask, value.dtype.itemsize)
+        return self._native.store(ptrs, value, mask)
+
+
+class _TritonGuard:
+    """Installed once per process as soon as code under test has imported triton, and left in place:
+    every launch is shown to the active ``TritonWatch``es, and under the interpreter every load and
+    store of every kernel is checked, whichever probe runs it (``run_block`` too)."""
+
+    def __init__(self) -> None:
+        self.watches: list[TritonWatch] = []
+        self.running: tuple[str, list[tuple[str, int, int, str]]] | None = None  # kernel, tensor extents
+        self.stand_ins: dict | None = None  # set by _StandIns: module name and coefficients
+
+    def install(self) -> None:
+        import triton.runtime.jit as jit
+
+        jit.JITFunction.run = self._watched(jit.JITFunction.run)
+        try:
+            from triton.runtime import interpreter
+        except ImportError:  # a triton without the interpreter: nothing to check addresses with
+            return
+        interpreter.InterpretedFunction.run = self._watched(interpreter.InterpretedFunction.run)
+        interpreter._interpreter = _CheckedMemory(interpreter._interpreter, self)
+        _bfloat16_as_on_gpu(interpreter)
+
+    def _watched(self, run: Callable) -> Callable:
+        guard = self
+
+        def watched_run(kernel, *args, grid, warmup, **kwargs):
+            if warmup:
+                return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
+            fn = getattr(kernel, "fn", None)
+            named = list(zip(getattr(kernel, "arg_names", []), args)) + list(kwargs.items())
+            tensors = [pair for arg, value in named for pair in _tensors_in(arg, value)]
+            name = getattr(fn, "__name__", type(kernel).__name__)
+            for watch in guard.watches:
+                watch.launched(name, getattr(fn, "__module__", "?"), tensors)
+            stand_ins = guard.stand_ins
+            if (stand_ins is not None and name in STAND_IN_KERNELS
+                    and getattr(fn, "__module__", None) == stand_ins["module"]):
+                return _run_stand_in(name, dict(named))
+            outer = guard.running
+            guard.running = (name, [(arg, *_extent(t), _layout_note(t)) for arg, t in tensors])
+            try:
+                return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
+            finally:
+                guard.running = outer
+
+        return watched_run
+
+    def check(self, access: str, ptrs, mask, itemsize: int) -> None:
+        import numpy as np
+
+        if self.running is None:
+            return
+        kernel, extents = self.running
+        addresses = np.asarray(ptrs).astype(np.int64)
+        if mask is not None:
+            addresses = addresses[np.broadcast_to(np.asarray(mask, dtype=bool), addresses.shape)]
+        if addresses.size == 0:
+            return
+        inside = np.zeros(addresses.shape, dtype=bool)
+        for _, lo, hi, _ in extents:
+            inside |= (addresses >= lo) & (addresses + itemsize <= hi)
+        if inside.all():
+            return
+        message = _describe_access(kernel, access, addresses[~inside], extents, itemsize)
+        for watch in self.watches:
+            watch.violation = watch.violation or message
+        # Raised before the access happens: nothing is read or written out of bounds.
+        raise OutOfBoundsAccess(message)
+
+
+# The interpreter keeps bfloat16 as its bits in uint16 arrays and hands them to numpy as they are:
+# bfloat16 * bfloat16 multiplies the integers (garbage, often NaN), and float32 -> bfloat16 drops the
+# low bits (truncation). A GPU computes bfloat16 arithmetic in float32 and rounds every result to the
+# nearest even bfloat16, and converts the same way. These replacements do that, so a kernel gets the
+# same bfloat16 numbers here as on a GPU and the suite needs one bfloat16 tolerance for both
+# (selfcheck/test_interpreter_bfloat16.py compares them with PyTorch's, element by element).
+
+
+def _tensors_in(arg: str, value: object) -> list[tuple[str, torch.Tensor]]:
+    """The tensors a kernel argument hands over: itself, a tuple's items, a descriptor's base."""
+    if isinstance(value, torch.Tensor):
+        return [(arg, value)]
+    if isinstance(value, (tuple, list)):
+        return [pair for i, item in enumerate(value) for pair in _tensors_in(f"{arg}[{i}]", item)]
+    base = getattr(value, "base", None)
+    return [(arg, base)] if isinstance(base, torch.Tensor) else []
+
+
+_WRITTEN = re.compile(r"(out|grad_(?!out_)\w+)_ptr\b")  # the kernels' output pointers: out_ptr, grad_gate_ptr, ...
+
+
+def _describe_access(kernel: str, access: str, outside, extents, itemsize: int) -> str:
+    from triton.runtime import interpreter
+
+    builder = interpreter.interpreter_builder
+    program = ", ".join(str(i) for i, n in zip(builder.grid_idx, builder.grid_dim) if n > 1) or "0"
+    programs = " x ".join(str(n) for n in builder.grid_dim if n > 1) or "1"
+    low, high = int(outside.min()), int(outside.max())
+    where, note, before = "", "", False
+    if access == "store":
+        # A store outside every tensor is told against the nearest tensor a kernel writes: an address
+        # just before out's start can be nearer the end of an input, which the kernel never stores to.
+        extents = [e for e in extents if _WRITTEN.match(e[0])] or extents
+    if extents:
+        def distance(extent):
+            _, lo, hi, _ = extent
+            return min(abs(lo - low), abs(lo - high), abs(low + itemsize - hi), abs(high + itemsize - hi))
+
+        arg, lo, hi, note = min(extents, key=distance)
+        if high + itemsize > hi:
+            where = f", up to {-(-(high + itemsize - hi) // itemsize)} element(s) past the end of {arg}'s tensor"
+        else:
+            where = f", up to {-(-(lo - low) // itemsize)} element(s) before the start of {arg}'s tensor"
+            before = True
+        if note:
+            note = (f"{arg}'s tensor is {note}, so its elements are not at consecutive addresses: index it with"
+                    " its strides, or pass a .contiguous() copy")
+    if before:  # a mask keeps the end in bounds, never the start
+        cause = note or ("an offset below 0: the row or column is computed too small (cols - 1?), or a"
+                         " negative index reaches back past the tensor's first element")
+    else:
+        cause = note or (f"missing mask on tl.{access} (mask=offsets < n_cols): the last block runs past the"
+                         " end, or the offsets ignore the row stride")
+    return (f"{kernel} (program {program} of {programs}) tried to tl.{access} {outside.size} element(s)"
+            f" outside the tensors it was given{where}{_kernel_line(kernel)}. Likely cause: {cause}")
+
+
+def _layout_note(t: torch.Tensor) -> str:
+    """'' for a tensor whose rows a kernel may index as consecutive elements, else what it is instead.
+    (A half of h.chunk(2, -1) is not contiguous, but its rows are: past their end, blame the mask.)"""
+    if t.is_contiguous() or t.dim() == 0 or t.stride(-1) == 1:
+        return ""
+    return f"not contiguous (shape {tuple(t.shape)}, strides {tuple(t.stride())})"
+
+
+def _kernel_line(kernel: str) -> str:
+    """' (at file.py:LINE)' of the innermost frame of the running kernel's code."""
+    frame = sys._getframe()
+    while frame is not None:
+        if frame.f_code.co_name == kernel:
+            return f" (at {os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno})"
+        frame = frame.f_back
+    return ""
+
+
+# ----------------------------------------------------------------------------------- stand-ins
+#
+# Whether swiglu, SwiGLUFunction and FusedSwiGLU do their work with the exercise's kernels is decided
+# by what their results are when those kernels are replaced: each launch of the module's kernel runs
+# a stand-in instead, which computes something no SwiGLU computes (a weighted sum, its coefficients
+# drawn by the test). Code that launches the kernels returns the stand-in's values; code that computes
+# in PyTorch does not. The test computes the stand-in's values itself, from the inputs it drew, so
+# nothing the process running the submission reports about its launches can earn a point.
+
+def stand_in_forward(gate: torch.Tensor, value: torch.Tensor, coefficients) -> torch.Tensor:
+    """What the stand-in for _swiglu_forward_kernel writes to out (in float64)."""
+    a, b = coefficients
+    return a * gate.double() + b * value.double()
+
+
+def stand_in_backward(grad_out: torch.Tensor, gate: torch.Tensor, value: torch.Tensor, coefficients
+                      ) -> tuple[torch.Tensor, torch.Tensor]:
+    """What the stand-in for _swiglu_backward_kernel writes to (grad_gate, grad_value) (in float64)."""
+    c, d = coefficients
+    return c * grad_out.double() + gate.double(), d * grad_out.double() + value.double()
+
+
+def _run_stand_in(kernel: str, args: dict) -> None:
+    """Write the stand-in's values where the kernel would: each ``X_ptr`` holds rows of ``n_cols``
+    elements, ``X_row_stride`` apart (the kernels' contract in the stub), as many rows as the first
+    output tensor holds; whatever grid the launch code picked."""
+    guard = _guard_triton()
+
+    def rows(name: str) -> torch.Tensor:
+        t, n_cols = args[f"{name}_ptr"], int(args["n_cols"])
+        n_rows = args["out_ptr" if "out_ptr" in args else "grad_gate_ptr"].numel() // n_cols
+        return torch.as_strided(t, (n_rows, n_cols), (int(args[f"{name}_row_stride"]), 1), t.storage_offset())
+
+    try:
+        if kernel == "_swiglu_forward_kernel":
+            out = rows("out")
+            out.copy_(stand_in_forward(rows("gate"), rows("value"), guard.stand_ins["forward"]).to(out.dtype))
+        else:
+            grads = stand_in_backward(rows("grad_out"), rows("gate"), rows("value"), guard.stand_ins["backward"])
+            for name, grad in zip(("grad_gate", "grad_value"), grads):
+                target = rows(name)
+                target.copy_(grad.to(target.dtype))
+    except (KeyError, RuntimeError, AttributeError, TypeError, ValueError, ZeroDivisionError) as exc:
+        raise RuntimeError(f"{kernel} was launched with arguments the stub's launch code does not pass"
+                           f" ({type(exc).__name__}: {exc}): launch it as the stub's swiglu_forward and"
+                           " swiglu_backward do") from None
+
+
+class _StandIns:
+    """While active: launches of ``module``'s SwiGLU kernels run the stand-ins."""
+
+    def __init__(self, module: ModuleType, coefficients: dict) -> None:
+        self.module_name = module.__name__
+        self.coefficients = {k: [float(c) for c in v] for k, v in coefficients.items()}
+
+    def __enter__(self) -> None:
+        guard = _guard_triton()
+        guard.stand_ins = {"module": self.module_name, **self.coefficients}
+
+    def __exit__(self, *exc_info) -> None:
+        _guard_triton().stand_ins = None
+
+
+_GUARD: _TritonGuard | None = None
+
+
+def _guard_triton() -> _TritonGuard:
+    global _GUARD
+    if _GUARD is None:
+        _GUARD = _TritonGuard()
+        _GUARD.install()
+    return _GUARD
+
+
+def guard_triton_launches(module: ModuleType) -> None:
+    """After a file is loaded: if it uses triton, watch and check its kernels from now on."""
+    if "triton" in sys.modules:
+        try:
+            _guard_triton()
+        except ImportError:  # triton is half-installed: the probes report that when they run
+            pass
+
+
+class TritonWatch:
+    """While active: which Triton kernels were launched, with what, and any out-of-bounds access."""
+
+    def __init__(self, module: ModuleType) -> None:
+        self.module_name = module.__name__
+        self.launches: list[dict] = []
+        self.violation: str | None = None
+
+    def __enter__(self) -> "TritonWatch":
+        _guard_triton().watches.append(self)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        _guard_triton().watches.remove(self)
+
+    def launched(self, kernel: str, home: str, tensors: list[tuple[str, torch.Tensor]]) -> None:
+        self.launches.append({"kernel": kernel, "module": home, "ours": home == self.module_name})
+
+    def ours(self) -> list[str]:
+        return [launch["kernel"] for launch in self.launches if launch["ours"]]
+
+    def foreign(self) -> list[str]:
+        return [f"{launch['kernel']} (from {launch['module']})" for launch in self.launches if not launch["ours"]]
+
+
+def _watched_stage(watch: TritonWatch, stage: str, fn: Callable, *args, **kwargs):
+    """_stage, with an out-of-bounds access reported as itself rather than as what it broke."""
+    try:
+        result = _stage(stage, fn, *args, **kwargs)
+    except CodeUnderTestError:
+        if watch.violation is None:
+            raise
+        result = None
+    if watch.violation is not None:
+        raise CodeUnderTestError(stage, OutOfBoundsAccess(watch.violation))
+    return result
+
+
+def _exercise_function(module: ModuleType, name: str) -> Callable:
+    fn = getattr(module, name, None)
+    if not callable(fn):
+        raise CodeUnderTestError(name, AttributeError(f"{module.__name__} defines no function {name}"))
+    return fn
+
+
+def _check_triton_ready(stage: str) -> None:
+    try:
+        interpreting = triton_interpreting()
+    except ImportError as exc:
+        raise CodeUnderTestError(stage, ImportError(f"triton cannot be imported here: {exc}")) from exc
+    if not interpreting and not torch.cuda.is_available():
+        raise CodeUnderTestError(stage, RuntimeError(
+            "there is no GPU and Triton's interpreter is off: triton was imported before TRITON_INTERPRET=1"
+            " was set. Run the suite with pytest (it sets it), or set TRITON_INTERPRET=1 yourself"))

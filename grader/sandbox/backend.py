@@ -1,0 +1,275 @@
+"""The seam backend whose probes run in a child process (``ChildBackend``) and its sandboxed form."""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import io
+import json
+import os
+import shutil
+import threading
+import time
+import weakref
+from pathlib import Path
+from typing import Callable
+
+from grader import confinement
+from grader.safe_text import printable
+from grader.sandbox.processes import kill_strays
+from grader.sandbox.limits import GraderError, Limits, SANDBOX_ENV, SANDBOX_MODES
+from grader.sandbox.launch import ChildFailure, ChildProcess, Plan
+from grader.sandbox.starting import ChildStarter
+
+
+# --------------------------------------------------------------------------------- the backend
+
+def exercise_folder(folder: Path) -> Path:
+    """A whole checkout holds its exercise files in exercises/; otherwise the folder itself."""
+    return folder / "exercises" if (folder / "exercises").is_dir() else folder
+
+
+def _error(stage: str, kind: str, message: str) -> dict:
+    # Parts of the message (its stderr, the stage it announced) came from the child.
+    return {"error": {"stage": printable(stage), "type": kind, "message": printable(message), "where": "",
+                      "not_implemented": False}}
+
+
+_live_backends: "weakref.WeakSet[ChildBackend]" = weakref.WeakSet()
+
+
+def close_all() -> None:
+    """Stop every child of this process and remove their copies (end of a test session, or exit)."""
+    for backend in list(_live_backends):
+        backend.close()
+
+
+@functools.cache
+def _close_all_at_exit() -> None:
+    """Registered once, when the first backend is made (not when this module is imported)."""
+    atexit.register(close_all)
+
+
+class ChildBackend(ChildStarter):
+    """Seam backend whose probes run in a child process (see the module docstring).
+
+    ``folder`` is the submission (a folder of exercise files or a whole checkout). For local runs
+    ``locate``/``describe``/``module_name`` say where an exercise's file is, how to name it in
+    messages and which module name to import it under (the seam passes its own rules).
+
+    ``task`` is the task of the test now running (set by the suites' conftest): each task has a
+    time budget of its own, so an endless loop in ``MLP.forward`` cannot cost the GLU tests.
+    """
+
+    def __init__(self, folder: str | Path, *, sandbox: bool, limits: Limits | None = None,
+                 mode: str | None = None, locate: Callable[[str], Path] | None = None,
+                 describe: Callable[[str], str] | None = None,
+                 module_name: Callable[[str], str] | None = None) -> None:
+        self.folder = Path(folder)
+        self.sandbox = sandbox
+        self.limits = limits or Limits.from_env()
+        self.mode = mode or os.environ.get(SANDBOX_ENV, "auto")
+        if self.mode not in SANDBOX_MODES:
+            raise GraderError(f"{SANDBOX_ENV}={self.mode!r}: expected one of {', '.join(SANDBOX_MODES)}")
+        self.exercises = exercise_folder(self.folder)
+        in_checkout = self.exercises != self.folder
+        self._locate = locate or (lambda ex: self.exercises / f"{ex}.py")
+        self._describe = describe or (lambda ex: f"{'exercises/' if in_checkout else ''}{ex}.py")
+        self._module_name = module_name or (lambda ex: f"_target_exercise_{ex}")
+        self.task = ""
+        self._restart_task = ""
+        self._child: ChildProcess | None = None
+        self._loaded: set[str] = set()
+        self._import_failures: dict[str, dict] = {}  # exercise -> error evidence, once it hung/crashed
+        self._spent: dict[str, float] = {}  # task -> seconds of the submission's time used
+        self._runtime: Path | None = None
+        self._job_user: confinement.JobUser | None = None
+        self._cgroup: confinement.MemoryCgroup | None = None
+        self._no_cgroup = ""  # why there is no memory limit over all processes, if there is none
+        self._cpu_cgroup: confinement.CpuCgroup | None = None
+        self._no_cpu_cgroup = ""  # why there is no CPU limit over all processes, if there is none
+        self._cpu_seen = 0.0  # the CPU cgroup's count when last charged
+        self._plan: Plan | None = None
+        self._starts = 0
+        self._lock = threading.Lock()
+        self._finalizer = weakref.finalize(self, ChildBackend._cleanup, self.__dict__)
+        _live_backends.add(self)
+        _close_all_at_exit()
+
+    # -- the seam interface
+
+    def describe(self, exercise: str) -> str:
+        return self._describe(exercise)
+
+    def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
+        with self._lock:
+            if exercise in self._import_failures:
+                return self._import_failures[exercise]
+            if self._budget_left() <= 0:
+                return _error(probe_name, "Timeout", self._budget_text())
+            import torch  # the trusted side speaks torch.save/torch.load with the child
+
+            request = {"exercise": exercise, "probe": probe_name, "kwargs": kwargs}
+            buffer = io.BytesIO()
+            torch.save(request, buffer)
+            try:
+                loaded = self._ensure_loaded(exercise)
+                if loaded is not None:
+                    return loaded
+                payload = self._exchange(b"C", buffer.getvalue(), probe_name)
+            except ChildFailure as failure:
+                self._discard_child()
+                return _error(failure.stage or probe_name, failure.kind, failure.message)
+            from grader import evidence as evidence_checks  # imports torch: only once a child runs
+
+            return self._judge_reply(payload, probe_name, evidence_checks.element_allowance(kwargs))
+
+    def warm(self, exercise: str, task: str) -> None:
+        """Start the child and import ``exercise`` now, its time counted for ``task``: a suite may do
+        this in a thread ahead of its first probe, so that two children start side by side. Whatever
+        goes wrong is left for that probe to report, as it would have without this. The thread must
+        outlive the child: a child is killed when the thread that started it ends (PR_SET_PDEATHSIG)."""
+        with self._lock:
+            self.task = task
+            if exercise in self._import_failures or self._budget_left() <= 0:
+                return
+            try:
+                self._ensure_loaded(exercise)
+            except ChildFailure:
+                self._discard_child()
+            except Exception:  # noqa: BLE001 - a GraderError is raised again by the probe that needs the child
+                pass
+
+    def _judge_reply(self, payload: bytes, stage: str, max_elements: int) -> dict:
+        """The child's reply as evidence, or error evidence; the time it takes is the submission's."""
+        from grader import evidence as evidence_checks
+
+        started = time.monotonic()
+        try:
+            evidence = evidence_checks.load(payload, max_bytes=self.limits.max_reply_mb << 20,
+                                            max_elements=max_elements)
+        except evidence_checks.BadEvidence as exc:
+            self._discard_child()
+            return _error(stage, "BadEvidence", f"the process running your code sent back something that"
+                          f" is not evidence the grader accepts: {exc}")
+        finally:
+            self._charge(time.monotonic() - started)
+        if not isinstance(evidence, dict):
+            return _error(stage, "BadEvidence", "the process running your code sent back"
+                          f" a {type(evidence).__name__}, not evidence")
+        return evidence
+
+    def start(self) -> None:
+        """Start the child now, importing no exercise; raises ``GraderError`` where none can start."""
+        with self._lock:
+            self._start_child()
+
+    def close(self) -> None:
+        with self._lock:
+            self._discard_child()
+            self._cleanup(self.__dict__)
+
+    # -- the child's life
+
+    @staticmethod
+    def _cleanup(state: dict) -> None:
+        child = state.get("_child")
+        if child is not None:
+            child.kill()
+            state["_child"] = None
+        for key in ("_cgroup", "_cpu_cgroup"):
+            if state.get(key) is not None:
+                state[key].remove()
+                state[key] = None
+        if state.get("_job_user") is not None:  # kills what still runs as its uid, then frees it
+            state["_job_user"].release()
+            state["_job_user"] = None
+        runtime = state.get("_runtime")
+        if runtime is not None:
+            shutil.rmtree(runtime, ignore_errors=True)
+            state["_runtime"] = None
+
+    def _charge(self, seconds: float) -> None:
+        """Charge the task now running: ``seconds`` of wall clock, or the CPU time the submission's
+        processes used since the last charge, whichever is more (busy background processes pay too)."""
+        if self._cpu_cgroup is not None:
+            used = self._cpu_cgroup.cpu_seconds()
+            seconds, self._cpu_seen = max(seconds, used - self._cpu_seen), max(used, self._cpu_seen)
+        self._spent[self.task] = self._spent.get(self.task, 0.0) + seconds
+
+    def _budget_left(self) -> float:
+        return self.limits.budget - self._spent.get(self.task, 0.0)
+
+    def _budget_text(self) -> str:
+        task = f" for task {self.task}" if self.task else ""
+        return (f"not run: the grader's time budget{task} ({self.limits.budget:.0f} s)"
+                " was used up by earlier calls that hung or were slow")
+
+    def _exchange(self, kind: bytes, payload: bytes, stage: str, timeout: float | None = None) -> bytes:
+        """Send one request, wait for its reply; the time spent counts against the budget."""
+        if self._budget_left() <= 0:
+            raise ChildFailure("Timeout", self._budget_text(), stage)
+        child = self._start_child()
+        limit = min(timeout or self.limits.call_timeout, self._budget_left())
+        started = time.monotonic()
+        child.stage = stage
+        try:
+            child.send(kind, payload)
+            return child.receive(b"R", started + limit,
+                                 f"did not finish within {limit:.0f} s and was stopped: an endless"
+                                 " loop, or far too much work?")
+        finally:
+            self._charge(time.monotonic() - started)
+
+    def _ensure_loaded(self, exercise: str) -> dict | None:
+        """Import the exercise file in the child; returns error evidence if it cannot be imported."""
+        self._start_child()  # a fresh child if the last one died; it has loaded nothing yet
+        if exercise in self._loaded:
+            return None
+        display = self.describe(exercise)
+        request = {"exercise": exercise, "path": self._path_for_child(exercise),
+                   "module": self._module_name(exercise), "display": display}
+        try:
+            payload = self._exchange(b"L", json.dumps(request).encode(), f"import {display}")
+        except ChildFailure as failure:
+            # Importing it hung or killed the process: doing it again would only do that again.
+            self._discard_child()
+            self._import_failures[exercise] = _error(f"import {display}", failure.kind, failure.message)
+            return self._import_failures[exercise]
+        evidence = self._judge_reply(payload, f"import {display}", 0)
+        if "error" in evidence:
+            self._import_failures[exercise] = evidence
+            return evidence
+        self._loaded.add(exercise)
+        return None
+
+    def _path_for_child(self, exercise: str) -> str:
+        if not self.sandbox:
+            return str(self._locate(exercise))
+        rel = f"{self._submission_rel()}/{exercise}.py".lstrip("/")
+        base = "/submission" if self._plan.bwrap else str(self._runtime / "submission")
+        return f"{base}/{rel}"
+
+    def _submission_rel(self) -> str:
+        return "exercises" if self.exercises != self.folder else ""
+
+    def _discard_child(self) -> None:
+        # The next start (torch imported again) is paid for by the task whose call ended this child.
+        self._restart_task = self.task
+        if self._child is not None:
+            self._child.kill(strays=self.sandbox)
+            self._child = None
+            self._loaded.clear()
+        if self._cgroup is not None:
+            self._cgroup.kill_all()
+        if self._cpu_cgroup is not None:
+            self._cpu_cgroup.kill_all()
+        if self.sandbox:
+            kill_strays()
+
+
+class SandboxBackend(ChildBackend):
+    """What ``--target sandbox:FOLDER`` runs: the submission in FOLDER, sandboxed."""
+
+    def __init__(self, folder: str | Path, limits: Limits | None = None, mode: str | None = None) -> None:
+        super().__init__(folder, sandbox=True, limits=limits, mode=mode)

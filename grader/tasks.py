@@ -1,0 +1,42 @@
+"""The task registry: every graded task, once.
+
+A task is what a grade is split into: its name is the pytest marker its tests carry, its title is what
+reports show, its exercise is the file a student edits (``exercises/<exercise>.py``) and its suite the
+file that grades it (``tests/<suite>``). Points live on the tests themselves (``@pytest.mark.points``);
+``docs/grading.md`` says what each known mistake costs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str
+    title: str
+    exercise: str
+    suite: str
+
+
+TASKS = (
+    Task("mlp", "MLP", "mlp_block", "test_mlp.py"),
+    Task("glu", "GLU", "mlp_block", "test_mlp.py"),
+    Task("swiglu", "SwiGLU", "triton_swiglu", "test_triton_swiglu.py"),
+    Task("cost", "Cost", "mlp_cost", "test_cost.py"),
+)
+TASK_NAMES = tuple(task.name for task in TASKS)
+TASK_TITLES = {task.name: task.title for task in TASKS}
+EXERCISES = tuple(dict.fromkeys(task.exercise for task in TASKS))
+SUITES = tuple(dict.fromkeys(task.suite for task in TASKS))
+
+
+def parse_tasks(value: str | None, option: str = "--tasks") -> list[str] | None:
+    """``"mlp, glu"`` -> ["mlp", "glu"]; None or empty -> None (every task). Unknown names are refused."""
+    if not value:
+        return None
+    tasks = [t.strip().lower() for t in value.split(",") if t.strip()]
+    unknown = [t for t in tasks if t not in TASK_TITLES]
+    if unknown:
+        raise ValueError(f"{option}: unknown task {', '.join(unknown)}; the tasks are {', '.join(TASK_NAMES)}")
+    return tasks

@@ -1,0 +1,5 @@
+import sys
+
+from instructor.cli import main
+
+sys.exit(main())

@@ -1,0 +1,101 @@
+"""``python -m instructor``: what a course does with the exercises besides grading one hand-in.
+
+* ``--release DIR``: the student repository (stubs, suites with the reference's recorded answers,
+  notebooks, the student's grader; no reference, nothing of ``instructor/``);
+* ``--batch DIR --csv FILE``: grade every hand-in in DIR, in the sandbox, with feedback per student;
+* ``--gradescope-bundle ZIP`` and ``--classroom50 DIR``: the platforms' autograders.
+
+Exit codes as ``python -m grader``'s: 0 done, 3 could not (bad path or option, no sandbox).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from grader.cli import EXIT_OK, Parser, add_grading_options, limits_of, run_command, tasks_of
+from grader.grading import GraderFailure
+
+
+def build_parser() -> Parser:
+    p = Parser(prog="python -m instructor", description=(
+        "Make the student release and the platforms' autograders, and grade batches of hand-ins."),
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=(
+        "examples:\n"
+        "  python -m instructor --release ../mlp-block-student\n"
+        "  python -m instructor --batch submissions/ --csv grades.csv --jobs 4 --resume\n"
+        "  python -m instructor --batch submissions/ --csv grades.csv --only alice\n"
+        "  python -m instructor --gradescope-bundle autograder.zip --tasks mlp,glu,cost\n"
+        "  python -m instructor --classroom50 autograders/mlp-block --tasks mlp,glu\n"
+        "exit codes: 0 done, 3 could not (the reason on one line)"))
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--release", type=Path, metavar="DIR",
+                      help="write the student repository (stubs, suites with the reference's recorded answers,"
+                           " notebooks, README; no reference) into the new folder DIR")
+    what.add_argument("--batch", type=Path, metavar="DIR",
+                      help="grade each entry of DIR (a folder, a .zip, or loose <student>_<exercise>.py files)"
+                           " as one student's submission; the rest is listed as skipped, with why")
+    what.add_argument("--gradescope-bundle", type=Path, metavar="ZIP",
+                      help="write a Gradescope autograder bundle (setup.sh, run_autograder, the grader) grading"
+                           " --tasks (default: all)")
+    what.add_argument("--classroom50", type=Path, metavar="DIR",
+                      help="write a Classroom 50 autograder folder (autograder.py and the grader) grading --tasks"
+                           " (default: all)")
+    batch = p.add_argument_group("batch grading")
+    batch.add_argument("--csv", type=Path, metavar="FILE", help="with --batch: the grades, one row per submission")
+    batch.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1), metavar="N",
+                       help="with --batch: submissions graded in parallel (default: one per core)")
+    batch.add_argument("--resume", action="store_true",
+                       help="with --batch: skip submissions already graded in the CSV (rows with status error are retried)")
+    batch.add_argument("--only", metavar="NAME",
+                       help="with --batch: grade this submission again (its name in the CSV) and replace its row")
+    batch.add_argument("--feedback", type=Path, metavar="DIR",
+                       help="with --batch: where the Markdown feedback per submission goes (default: beside the"
+                            " CSV, grades.csv -> grades_feedback/)")
+    add_grading_options(p)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_command(build_parser(), run, argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    limits, tasks = limits_of(args), tasks_of(args)
+    if not args.batch and (args.csv or args.resume or args.only or args.feedback):
+        raise GraderFailure("--csv, --resume, --only and --feedback go with --batch DIR")
+    if args.gradescope_bundle:
+        from instructor.exports import make_bundle
+
+        make_bundle(args.gradescope_bundle, tasks)
+        print(f"wrote {args.gradescope_bundle}: upload it as the autograder in Gradescope's"
+              " 'Configure Autograder' page (base image: Ubuntu 22.04 or later)")
+        return EXIT_OK
+    if args.release:
+        from instructor.release import ReleaseError, make_release
+
+        try:
+            files = make_release(args.release)
+        except ReleaseError as exc:
+            raise GraderFailure(f"--release: {exc}") from None
+        print(f"wrote the student repository, {len(files)} files, no reference, into {args.release}")
+        return EXIT_OK
+    if args.classroom50:
+        from instructor.exports import make_classroom50
+
+        make_classroom50(args.classroom50, tasks)
+        print(f"wrote {args.classroom50}: commit its contents to the course's classroom50 repository as"
+              " CLASSROOM/autograders/ASSIGNMENT/ (see docs/platforms.md)")
+        return EXIT_OK
+    if not args.csv:
+        raise GraderFailure("--batch needs --csv FILE for the grades")
+    if args.jobs < 1:
+        raise GraderFailure("--jobs must be at least 1")
+    if args.only and args.resume:
+        raise GraderFailure("give either --only NAME or --resume, not both")
+    from instructor.batch import run_batch
+
+    return run_batch(args.batch, args.csv, jobs=args.jobs, resume=args.resume, limits=limits,
+                     sandbox_mode=args.sandbox or "bwrap", tasks=tasks, seed=args.seed, only=args.only,
+                     feedback=args.feedback)

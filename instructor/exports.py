@@ -1,0 +1,117 @@
+"""Autograders made from this checkout: a Gradescope bundle and a Classroom 50 folder.
+
+Both hold what grading needs and nothing a student could use to pass: the grader, the graded
+suites, the reference, the pytest config and the requirements (``INCLUDE``), plus the platform's
+own entry points, which are files in ``instructor/templates/`` with ``__NAME__`` placeholders filled
+in here (the self-checks run ``bash -n``, shellcheck and a Python parse on them, filled in).
+
+``python -m instructor --gradescope-bundle autograder.zip``: Gradescope unpacks the zip into
+/autograder/source, runs ``setup.sh`` once when it builds the image, and ``run_autograder`` for each
+submission (the student's files are in /autograder/submission; the grade goes to
+/autograder/results/results.json).
+
+``python -m instructor --classroom50 DIR``: DIR becomes CLASSROOM/autograders/ASSIGNMENT/ in the
+course's classroom50 repository; Classroom 50 runs its ``autograder.py`` for each submission, in the
+student's checkout (``instructor/classroom50.py``).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import zipfile
+from pathlib import Path
+
+from grader.grading import GraderFailure
+from grader.paths import REPO, reference_present
+from grader.tasks import TASK_NAMES
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+CPU_WHEELS = "https://download.pytorch.org/whl/cpu"  # PyTorch's index of CPU-only wheels
+INCLUDE = ["grader/**/*.py", "tests/*.py", "solution/hidden/*.py", "pyproject.toml", "requirements.txt"]
+# The Classroom 50 folder also runs the platform's side of grading (instructor/classroom50.py).
+CLASSROOM50_INCLUDE = ["instructor/__init__.py", "instructor/classroom50.py", "instructor/exports.py"]
+CLASSROOM50_MADE_BY = "made by python -m instructor --classroom50"
+PLACEHOLDER = re.compile(r"__[A-Z][A-Z_]*__")
+
+
+def fill(template: str, **values: str | list[str]) -> str:
+    """``instructor/templates/<template>`` with each ``__KEY__`` replaced: a string as it is, a list as
+    a Python literal in place of the quoted placeholder ``"__KEY__"``. Every placeholder must be filled."""
+    text = (TEMPLATES / template).read_text()
+    for key, value in values.items():
+        mark = f"__{key.upper()}__"
+        text = text.replace(mark, value) if isinstance(value, str) else text.replace(f'"{mark}"', repr(value))
+    left = sorted(set(PLACEHOLDER.findall(text)))
+    if left:
+        raise RuntimeError(f"{template}: placeholders not filled: {', '.join(left)}")
+    return text
+
+
+def grading_requirements() -> list[str]:
+    """torch (pinned as the project pins it), pytest and triton: what grading imports."""
+    wanted = []
+    for line in (REPO / "requirements.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if re.match(r"^(torch|pytest|triton)\b", line):
+            wanted.append(line.split(";")[0].strip())
+    return wanted
+
+
+def grading_files(extra: list[str] = ()) -> list[tuple[Path, str]]:
+    """Each file grading needs (and ``extra`` globs), with its path inside an autograder."""
+    if not reference_present():
+        raise GraderFailure("an autograder needs the reference (solution/hidden/): make it from the instructor's"
+                            " repository, not from the student release")
+    return [(file, file.relative_to(REPO).as_posix())
+            for pattern in [*INCLUDE, *extra] for file in sorted(REPO.glob(pattern))]
+
+
+def gradescope_scripts(tasks: list[str] | None) -> dict[str, str]:
+    """setup.sh and run_autograder, filled in."""
+    return {"setup.sh": fill("setup.sh", cpu_wheels=CPU_WHEELS,
+                             requirements=" ".join(map(shlex.quote, grading_requirements()))),
+            "run_autograder": fill("run_autograder", tasks=",".join(tasks or TASK_NAMES))}
+
+
+def make_bundle(path: Path, tasks: list[str] | None = None) -> None:
+    """Write the Gradescope autograder zip grading ``tasks`` (None: all). Nothing is left at ``path``
+    if it cannot be made."""
+    scripts = gradescope_scripts(tasks)
+    files = grading_files()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as bundle:
+        for file, name in files:
+            bundle.write(file, name)
+        for name, text in scripts.items():
+            info = zipfile.ZipInfo(name)
+            info.external_attr = 0o755 << 16  # executable, as Gradescope expects
+            info.compress_type = zipfile.ZIP_DEFLATED
+            bundle.writestr(info, text)
+
+
+def classroom50_script(tasks: list[str] | None) -> str:
+    """autograder.py, filled in."""
+    return fill("autograder.py", made_by=CLASSROOM50_MADE_BY, all_tasks=", ".join(TASK_NAMES),
+                tasks=list(tasks or TASK_NAMES), requirements=grading_requirements())
+
+
+def make_classroom50(folder: Path, tasks: list[str] | None) -> None:
+    """Write (or bring up to date) a Classroom 50 autograder folder grading ``tasks`` (None: all)."""
+    script = folder / "autograder.py"
+    made_by = re.compile(r"made by python -m (grader|instructor) --classroom50")  # this version or the one before
+    ours = script.is_file() and made_by.search(script.read_text(errors="replace"))
+    if folder.is_dir() and any(folder.iterdir()) and not ours:
+        raise GraderFailure(f"{folder} is not empty and holds no autograder made by --classroom50:"
+                            " give a new or empty folder")
+    if folder.exists() and not folder.is_dir():
+        raise GraderFailure(f"{folder} is a file; give a folder")
+    files, text = grading_files(CLASSROOM50_INCLUDE), classroom50_script(tasks)
+    for made in ("grader", "instructor", "tests", "solution"):  # what an earlier run wrote: nothing stale stays
+        shutil.rmtree(folder / made, ignore_errors=True)
+    for file, name in files:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(file, folder / name)
+    script.write_text(text)
+    script.chmod(0o755)

