@@ -1,4 +1,4 @@
-"""How many MLP+GLU submissions per minute ``python -m grader --batch`` grades on this machine.
+"""How many MLP+GLU submissions per minute ``python -m instructor --batch`` grades on this machine.
 
 Makes N submission folders, each holding an ``mlp_block.py``: mostly correct ones (the self-checks'
 ``correct_*`` variants), some wrong ones (other variants), the stubs, and a few broken ones (a syntax

@@ -1,7 +1,7 @@
 """Wall time of each notebook under nbval in strict mode, as the maintainer command runs it.
 
 One fresh pytest process per run (kernel start included), on each notebook in ``notebooks/``; prints
-the median, min and max over the runs. The README quotes the medians; the budget is 60 s per notebook
+the median, min and max over the runs. benchmarks/README.md records the medians; the budget is 60 s per notebook
 on a 2-core machine.
 
     python benchmarks/notebook_time.py [--runs 3]

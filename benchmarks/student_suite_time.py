@@ -3,8 +3,8 @@
 Runs it as a student would (a fresh process each time) on the reference (every test runs to the
 end: the slowest case) and on the stubs (every test fails at once), and prints the median, min and
 max over the runs, with the CPU time the run and its child processes used (user + system): on a
-machine shared with other work the wall time grows, the CPU time much less. The README quotes the
-median; the budget is 5 s on a 2-core machine for the MLP/GLU suite and 30 s for the fused SwiGLU
+machine shared with other work the wall time grows, the CPU time much less. benchmarks/README.md
+records the median; the budget is 5 s on a 2-core machine for the MLP/GLU suite and 30 s for the fused SwiGLU
 suite (``--suite tests/test_triton_swiglu.py --budget 30``).
 
     python benchmarks/student_suite_time.py [--runs 7] [--suite tests/test_triton_swiglu.py --budget 30]

@@ -1,6 +1,6 @@
 """The child process that runs the code under test: it loads exercise files and runs probes on them.
 
-Started by ``grader/sandbox.py`` (``ChildBackend``), never imported by the tests. It imports only
+Started by ``grader/sandbox/`` (``ChildBackend``), never imported by the tests. It imports only
 the standard library, torch, ``grader/probes/`` and the exercise files it is told to load, so that
 inside the sandbox it needs nothing else from the grader's checkout.
 

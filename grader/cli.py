@@ -84,7 +84,7 @@ def build_parser() -> Parser:
         "exit codes: 0 graded, 1 below --fail-under, 3 grader error"))
     p.add_argument("path", nargs="?", help="submission folder (default: this checkout's exercises/)")
     out = p.add_argument_group("reports")
-    out.add_argument("--json", type=Path, metavar="FILE", help="write the grade as JSON (schema: docs/grading.md)")
+    out.add_argument("--json", type=Path, metavar="FILE", help="write the grade as JSON (schema mlp-block-grader/1)")
     out.add_argument("--gradescope", type=Path, metavar="FILE", help="write Gradescope's results.json")
     out.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML, one test case per test")
     out.add_argument("--fail-under", type=float, metavar="POINTS", help="exit 1 if the score is below POINTS")

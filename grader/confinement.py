@@ -1,6 +1,6 @@
 """Who the submission runs as, and how much of the machine all of its processes may use together.
 
-Two pieces, used by ``grader/sandbox.py`` for every child that runs submission code:
+Two pieces, used by ``grader/sandbox/`` for every child that runs submission code:
 
 * ``JobUser``: when the grader runs as root, the child never does. Each child gets a host uid of its
   own from a dedicated range, claimed with a lock file for as long as the child lives, so two

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.paths import REPO, SNAPSHOT_SEED, reference_present
+from grader.paths import REFERENCE, REPO, SNAPSHOT_SEED, reference_present
 from grader.safe_text import printable
 from grader.sandbox import (MAX_SUBMISSION_FILE_BYTES, GraderError, MAX_SUBMISSION_FILES, SANDBOX_ENV, SANDBOX_REQUIRED,
                             SANDBOX_STARTED_ENV, Limits, become_subreaper, exercise_folder, kill_group, kill_strays,
@@ -95,7 +95,7 @@ def task_title(task: str) -> str:
 def grader_version() -> str:
     """A digest of everything that decides a grade: the grader, the graded suites, the reference."""
     digest = hashlib.sha256()
-    for pattern in ("grader/**/*.py", "tests/*.py", "solution/hidden/*.py", "pyproject.toml"):
+    for pattern in ("grader/**/*.py", "tests/*.py", f"{REFERENCE.relative_to(REPO).as_posix()}/*.py", "pyproject.toml"):
         for path in sorted(REPO.glob(pattern)):
             digest.update(path.relative_to(REPO).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:12]

@@ -21,9 +21,12 @@ import os
 
 import pytest
 
+from grader.backend import StartedChildren
 from grader.tasks import TASK_NAMES
 
 RESULTS_OPTION = "--grader-results"
+# Where the suites' conftest puts its backend's record of the children it started (how they were run).
+STARTED_CHILDREN = pytest.StashKey[StartedChildren]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -110,13 +113,14 @@ class Recorder:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        from grader.sandbox import close_all, isolation, sandboxed
+        from grader.sandbox import close_all
 
         close_all()  # the submission's processes end with its test session, not at interpreter exit
         import resource
 
         # The trusted process's own peak memory: what a submission's evidence cost the grader.
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
-        self.write({"kind": "session", "exitstatus": int(exitstatus), "isolation": isolation(),
-                    "sandboxed": sandboxed(), "grader_peak_mb": int(peak)})
+        started = session.config.stash.get(STARTED_CHILDREN, None) or StartedChildren()
+        self.write({"kind": "session", "exitstatus": int(exitstatus), "isolation": started.isolation(),
+                    "sandboxed": started.sandboxed(), "grader_peak_mb": int(peak)})
         self.file.close()

@@ -3,7 +3,7 @@
 A task is what a grade is split into: its name is the pytest marker its tests carry, its title is what
 reports show, its exercise is the file a student edits (``exercises/<exercise>.py``) and its suite the
 file that grades it (``tests/<suite>``). Points live on the tests themselves (``@pytest.mark.points``);
-``docs/grading.md`` says what each known mistake costs.
+the grading policy (in the instructor's repository) says what each known mistake costs.
 """
 
 from __future__ import annotations

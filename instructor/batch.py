@@ -1,4 +1,4 @@
-"""``python -m grader --batch DIR --csv grades.csv``: every entry of DIR is one hand-in, or skipped.
+"""``python -m instructor --batch DIR --csv grades.csv``: every entry of DIR is one hand-in, or skipped.
 
 What DIR may hold (a folder, a .zip or loose files per student, as LMSs export them) and the name
 each submission gets is ``instructor/intake.py``'s; what is written beside the CSV (feedback, item

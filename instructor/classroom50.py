@@ -13,7 +13,7 @@ instead of a score.
 ``main`` keeps that contract with the grader's own rules:
 
 * the grader, the graded suites and the reference are this folder's; from the checkout only the
-  exercise files are read, and only by the sandbox, which copies them (``grader/sandbox.py``);
+  exercise files are read, and only by the sandbox, which copies them (``grader/sandbox/``);
 * the grade comes from the bubblewrap sandbox or there is none: no sandbox, a missing requirement,
   a task left ungraded, or any other grader error leaves no ``result.json`` (one the checkout
   brought along is removed first) and exits 3 with the reason on one line;
@@ -80,7 +80,7 @@ def fit_names(labels: list[str], limit: int = NAME_BYTES) -> list[str]:
 
 
 def result_json(graded: dict, fields: dict[str, str], now: datetime.datetime | None = None) -> dict:
-    """Classroom 50's result.json from the grader's JSON (``report.as_json``, schema in the README).
+    """Classroom 50's result.json from the grader's JSON (``report.as_json``, schema in docs/grading.md).
 
     One entry per graded test, points as declared on the test; a failed one also carries its
     one-line ``message`` (escaped), which Classroom 50 keeps as an extra field of the test.

@@ -11,7 +11,9 @@ Exit codes as ``python -m grader``'s: 0 done, 3 could not (bad path or option, n
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
+import sys
 from pathlib import Path
 
 from grader.cli import EXIT_OK, Parser, add_grading_options, limits_of, run_command, tasks_of
@@ -61,8 +63,17 @@ def main(argv: list[str] | None = None) -> int:
     return run_command(build_parser(), run, argv)
 
 
+def check_requirements() -> None:
+    """Every command here runs the suites or the notebooks: say so plainly when this Python lacks them."""
+    missing = [name for name in ("torch", "pytest") if importlib.util.find_spec(name) is None]
+    if missing:
+        raise GraderFailure(f"{', '.join(missing)} not installed for {sys.executable}: install the requirements"
+                            " first (pip install -r requirements-dev.txt, in a virtual environment)")
+
+
 def run(args: argparse.Namespace) -> int:
     limits, tasks = limits_of(args), tasks_of(args)
+    check_requirements()
     if not args.batch and (args.csv or args.resume or args.only or args.feedback):
         raise GraderFailure("--csv, --resume, --only and --feedback go with --batch DIR")
     if args.gradescope_bundle:

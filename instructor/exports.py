@@ -24,12 +24,13 @@ import zipfile
 from pathlib import Path
 
 from grader.grading import GraderFailure
-from grader.paths import REPO, reference_present
+from grader.paths import REFERENCE, REPO, reference_present
 from grader.tasks import TASK_NAMES
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 CPU_WHEELS = "https://download.pytorch.org/whl/cpu"  # PyTorch's index of CPU-only wheels
-INCLUDE = ["grader/**/*.py", "tests/*.py", "solution/hidden/*.py", "pyproject.toml", "requirements.txt"]
+INCLUDE = ["grader/**/*.py", "tests/*.py", f"{REFERENCE.relative_to(REPO).as_posix()}/*.py", "pyproject.toml",
+           "requirements.txt"]
 # The Classroom 50 folder also runs the platform's side of grading (instructor/classroom50.py).
 CLASSROOM50_INCLUDE = ["instructor/__init__.py", "instructor/classroom50.py", "instructor/exports.py"]
 CLASSROOM50_MADE_BY = "made by python -m instructor --classroom50"

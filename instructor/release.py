@@ -1,4 +1,4 @@
-"""``python -m grader --release DIR``: the repository students get, without the reference.
+"""``python -m instructor --release DIR``: the repository students get, without the reference.
 
 It holds the stubs, the graded suites with the reference's recorded answers
 (``tests/snapshots/reference.pt``, see ``tests/snapshot.py``), the notebooks (run again there, so
@@ -28,9 +28,9 @@ from grader.paths import REFERENCE, REPO, TRITON_LAUNCH_CODE
 RELEASE_FILES = [
     "exercises/*.py", "tests/*.py", "tests/snapshots/reference.pt", "grader/**/*.py",
     "notebooks/*.ipynb", "notebooks/*.py", "notebooks/*.json",
-    "pyproject.toml", "requirements.txt", "socratic_prompt.md", ".gitignore", ".github/workflows/check.yml",
+    "docs/exercises.md", "pyproject.toml", "requirements.txt", "socratic_prompt.md", ".gitignore", ".github/workflows/check.yml",
 ]
-REFERENCE_FILES = "solution/hidden/*.py"
+REFERENCE_FILES = f"{REFERENCE.relative_to(REPO).as_posix()}/*.py"
 STUBS = "exercises/*.py"
 
 # README.md marks what only instructors need; the release drops it (the markers are HTML comments,

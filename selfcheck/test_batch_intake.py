@@ -22,9 +22,11 @@ from pathlib import Path
 
 import pytest
 
+from grader.paths import reference_file
+
 from selfcheck.harness import REPO, VARIANTS, materialize, cli
 
-REFERENCE = REPO / "solution" / "hidden" / "reference_mlp_block.py"
+REFERENCE = reference_file("mlp_block")
 STUBS = REPO / "exercises" / "mlp_block.py"
 MISTAKE = VARIANTS / "mlp_block" / "glu_sigmoid_gate.py"  # MLP right, GLU gate wrong
 MOODLE = "Alice Smith_12345_assignsubmission_file_"
@@ -228,7 +230,7 @@ def test_names_unique_and_safe(tmp_path):
         shutil.copy(REFERENCE, folder / sub / "mlp_block.py")
     shutil.copy(REFERENCE, folder / "zed_mlp_block.py")  # a folder and loose files for one name
     (folder / ".DS_Store").write_bytes(b"")
-    os.symlink(REPO / "solution" / "hidden", folder / "linked")
+    os.symlink(reference_file("mlp_block").parent, folder / "linked")
     found = scan(folder, tmp_path)
     names = {s.name: s for s in found.submissions}
     assert sorted(names) == ["cmd", "kimjo", "leeann_10", "leeann_11", "weird_x1b_2J name"], sorted(names)

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from grader.paths import REFERENCE
+
 from instructor.exports import CLASSROOM50_MADE_BY
 from instructor.classroom50 import NAME_BYTES, SCHEMA, result_json
 from selfcheck.harness import REPO
@@ -59,7 +61,7 @@ def checkout(root: Path, reference: bool = False) -> Path:
     """A student's checkout: this repository's exercises/, or the reference copied in as its files."""
     shutil.copytree(REPO / "exercises", root / "exercises", ignore=shutil.ignore_patterns("__pycache__"))
     if reference:
-        for file in (REPO / "solution" / "hidden").glob("reference_*.py"):
+        for file in REFERENCE.glob("reference_*.py"):
             shutil.copyfile(file, root / "exercises" / file.name.removeprefix("reference_"))
     return root
 

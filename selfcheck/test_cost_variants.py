@@ -12,8 +12,8 @@ import re
 import pytest
 
 from selfcheck.compare_snapshot import TEMP_FOLDER
-from selfcheck.harness import VARIANTS, expected_failures, parallel, run_variant
-from selfcheck.variant_checks import FAST, WORKERS, variant_checks
+from selfcheck.harness import expected_failures, parallel, run_variant
+from selfcheck.variant_checks import FAST, WORKERS, VariantChecks
 
 FUNCTION = re.compile(r"\b(mlp|glu)_(param_count|forward_flops|backward_flops|intermediate_dim)\(.*\) \(TODO \d ")
 
@@ -28,29 +28,29 @@ def message_names_function(variant, outcomes) -> list[str]:
     return problems
 
 
-globals().update(variant_checks("test_cost.py", "mlp_cost", min_wrong=20, min_correct=3,
-                                extra_problems=message_names_function))
+class TestCostVariants(VariantChecks):
+    suite, exercise, min_wrong, min_correct = "test_cost.py", "mlp_cost", 20, 3
+    extra_problems = staticmethod(message_names_function)
 
+    @pytest.fixture(scope="class")
+    @classmethod
+    def graded_by_snapshot(cls):
+        """Each wrong variant's failing tests, judged by the reference's recorded answers (the release's way)."""
+        wrong = [v for v in cls.variants() if expected_failures(v)]
+        calls = {v: functools.partial(run_variant, "test_cost.py", "mlp_cost", v, "--reference=snapshot",
+                                      only=list(expected_failures(v)), **FAST) for v in wrong}
+        with parallel(calls, WORKERS) as futures:
+            return {v: future.result() for v, future in futures.items()}
 
-@pytest.fixture(scope="module")
-def graded_by_snapshot():
-    """Each wrong variant's failing tests, judged by the reference's recorded answers (the release's way)."""
-    wrong = [v for v in sorted((VARIANTS / "mlp_cost").glob("*.py")) if expected_failures(v)]
-    calls = {v: functools.partial(run_variant, "test_cost.py", "mlp_cost", v, "--reference=snapshot",
-                                  only=list(expected_failures(v)), **FAST) for v in wrong}
-    with parallel(calls, WORKERS) as futures:
-        return {v: future.result() for v, future in futures.items()}
-
-
-def test_the_release_gives_every_hint(graded, graded_by_snapshot):
-    """A student with the release (no solution/, answers from tests/snapshots/reference.pt) must get the
-    instructor checkout's message for every known mistake, word for word."""
-    differ = []
-    for variant, (_, by_snapshot) in graded_by_snapshot.items():
-        _, live = graded(("variant", variant))
-        for test_id in expected_failures(variant):
-            seen = [TEMP_FOLDER.sub("TMP", run[test_id].message) if test_id in run else "(did not run)"
-                    for run in (live, by_snapshot)]
-            if seen[0] != seen[1]:
-                differ.append(f"{variant.stem} {test_id}\n  live:     {seen[0]}\n  snapshot: {seen[1]}")
-    assert not differ, "\n".join(differ)
+    def test_the_release_gives_every_hint(self, graded, graded_by_snapshot):
+        """A student with the release (no solution/, answers from tests/snapshots/reference.pt) must get the
+        instructor checkout's message for every known mistake, word for word."""
+        differ = []
+        for variant, (_, by_snapshot) in graded_by_snapshot.items():
+            _, live = graded(("variant", variant))
+            for test_id in expected_failures(variant):
+                seen = [TEMP_FOLDER.sub("TMP", run[test_id].message) if test_id in run else "(did not run)"
+                        for run in (live, by_snapshot)]
+                if seen[0] != seen[1]:
+                    differ.append(f"{variant.stem} {test_id}\n  live:     {seen[0]}\n  snapshot: {seen[1]}")
+        assert not differ, "\n".join(differ)

@@ -7,7 +7,7 @@ layers at all), plus one attack. Files that pytest itself would pick up (``conft
 ``test_*.py``) are stored with an ``.in`` suffix and get their real name when the batch is built.
 
 All of them, plus a correct and a partly correct submission, are graded in one batch
-(``python -m grader --batch``, which requires the sandbox) with short limits, so the hanging ones cost
+(``python -m instructor --batch``, which requires the sandbox) with short limits, so the hanging ones cost
 seconds. The attacks that earn full marks only if a hostile action worked (``RESOURCE_ATTACKS``:
 host root, another process's view, files anywhere on the machine, the network, memory) run in a
 second batch with limits long enough for the action to be tried in full, so a 0 means the sandbox

@@ -94,3 +94,19 @@ def test_bfloat16_matches_pytorch_element_by_element():
     assert result["nan inputs"] > 0  # the special values really were there
     mismatches = {k: v for k, v in result.items() if k not in ("elements", "nan inputs") and v}
     assert not mismatches, f"bfloat16 results that differ from PyTorch's (of {result['elements']}): {mismatches}"
+
+
+@pytest.mark.parametrize("version", ["3.7.1", "3.10.0", "4.0.0", "nightly"])
+def test_a_triton_outside_the_tested_range_is_refused_with_the_range(version):
+    from grader.probes.triton_bf16 import check_triton_version
+
+    with pytest.raises(RuntimeError, match=r">=3\.8, <3\.10.*pip install 'triton>=3\.8,<3\.10'"):
+        check_triton_version(version)
+
+
+def test_the_installed_triton_is_in_the_tested_range():
+    import triton
+
+    from grader.probes.triton_bf16 import check_triton_version
+
+    check_triton_version(triton.__version__)

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import pytest
 
+from grader.paths import reference_file
+
 pytest.importorskip("triton", reason="Triton is not installed (Linux only)")
 
 from grader.kernel_source import assemble  # noqa: E402
 from selfcheck.harness import REPO  # noqa: E402
 
-REFERENCE = (REPO / "solution" / "hidden" / "reference_triton_swiglu.py").read_text()
+REFERENCE = reference_file("triton_swiglu").read_text()
 FORWARD_BODY = "    out = gate * tl.sigmoid(gate) * value  # silu(gate) * value\n"
 
 

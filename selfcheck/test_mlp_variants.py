@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from selfcheck.harness import VARIANTS, expected_failures, run_variant
-from selfcheck.variant_checks import FAST, variant_checks
+from selfcheck.variant_checks import FAST, VariantChecks
 
 SUITE = "test_mlp.py"
 
@@ -26,8 +26,9 @@ def message_names_method(variant, outcomes) -> list[str]:
     return problems
 
 
-globals().update(variant_checks(SUITE, "mlp_block", min_wrong=18, min_correct=5,
-                                extra_problems=message_names_method))
+class TestMlpVariants(VariantChecks):
+    suite, exercise, min_wrong, min_correct = SUITE, "mlp_block", 18, 5
+    extra_problems = staticmethod(message_names_method)
 
 
 def test_forked_run_grades_like_a_fresh_interpreter():

@@ -1,4 +1,4 @@
-"""The student release (``python -m grader --release DIR``): no reference in it, and it still works.
+"""The student release (``python -m instructor --release DIR``): no reference in it, and it still works.
 
 One release is written (notebooks run, as the command does) and then used as a student would: the
 stubs fail one line each naming the TODO, the reference copied in by hand passes every suite, known
@@ -9,6 +9,7 @@ The checks that the release holds none of the reference's code are shown to be a
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -83,6 +84,33 @@ def test_release_readme_starts_with_the_two_commands(made):
     assert commands[0].startswith("pip install -r requirements.txt --extra-index-url https://download.pytorch.org/whl/cpu")
     assert commands[1].startswith("pytest tests/test_mlp.py")
     assert release.INSTRUCTOR_ONLY not in text and "python -m selfcheck" not in text and "benchmarks/" not in text
+
+
+# A path named in a shipped file: a top-level folder of the project, then a path in it.
+NAMED_PATH = re.compile(r"(?<![\w-])(?:exercises|tests|grader|notebooks|docs|instructor|solution|selfcheck|benchmarks)"
+                        r"/[A-Za-z0-9_./-]*[A-Za-z0-9_]")
+# Named on purpose though absent: the reference, in sentences about "where it is present".
+NAMED_AS_ABSENT = ("solution/hidden",)
+
+
+def test_no_shipped_file_points_at_what_the_release_lacks(made):
+    missing = []
+    for path in sorted(made.rglob("*")):
+        if path.suffix not in (".py", ".md", ".yml", ".txt") or not path.is_file():
+            continue
+        for line_number, line in enumerate(path.read_text().splitlines(), 1):
+            for named in NAMED_PATH.findall(line):
+                if named.startswith(NAMED_AS_ABSENT) or re.search(r"[A-Z]{3,}", named):  # NAME: a placeholder
+                    continue
+                if not (made / named).exists():
+                    missing.append(f"{path.relative_to(made)}:{line_number} names {named}")
+    assert not missing, "\n".join(missing)
+
+
+def test_the_student_readme_is_short_and_promises_no_other_seed(made):
+    text = (made / "README.md").read_text()
+    assert len(text.splitlines()) <= 120, len(text.splitlines())
+    assert "--seed" not in text
 
 
 def test_stubs_fail_one_line_each_naming_the_todo(made):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from selfcheck.harness import expected_failures
-from selfcheck.variant_checks import variant_checks
+from selfcheck.variant_checks import VariantChecks
 
 pytest.importorskip("triton", reason="Triton is not installed (Linux only): the fused SwiGLU suite skips too")
 
@@ -30,5 +30,7 @@ def fails_only_what_it_names(variant, outcomes) -> list[str]:
             for test_id, outcome in outcomes.items() if outcome.status != "passed" and test_id not in named]
 
 
-globals().update(variant_checks("test_triton_swiglu.py", "triton_swiglu", min_wrong=8, min_correct=2,
-                                whole_suite=WHOLE_SUITE, extra_problems=fails_only_what_it_names))
+class TestTritonVariants(VariantChecks):
+    suite, exercise, min_wrong, min_correct = "test_triton_swiglu.py", "triton_swiglu", 8, 2
+    whole_suite = WHOLE_SUITE
+    extra_problems = staticmethod(fails_only_what_it_names)

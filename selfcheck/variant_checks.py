@@ -1,4 +1,4 @@
-"""The checks every exercise's variants get, written once; each ``test_*_variants.py`` adopts them.
+"""The checks every exercise's variants get, written once; each ``test_*_variants.py`` inherits them.
 
 For one graded suite and exercise: enough wrong and correct variants exist and say which they are;
 each variant is graded as it declares (``selfcheck.harness.verdict``) and no test goes missing from
@@ -24,90 +24,109 @@ WORKERS = default_workers()
 FAST = {"preloaded": True, "threads": max(1, (os.cpu_count() or 1) // WORKERS)}
 
 
-def variant_checks(suite: str, exercise: str, *, min_wrong: int, min_correct: int,
-                   whole_suite: Iterable[str] | None = None,
-                   extra_problems: Callable[[object, dict], list[str]] | None = None) -> dict:
-    """Test functions and the ``graded`` fixture for a module to adopt with ``globals().update``.
+class VariantChecks:
+    """The checks, for a test class to inherit with its suite's settings::
+
+        class TestMlpVariants(VariantChecks):
+            suite, exercise, min_wrong, min_correct = "test_mlp.py", "mlp_block", 18, 5
 
     ``whole_suite``: wrong variants that get every test rather than only those they name (``None``:
     all of them). ``extra_problems(variant, outcomes)``: exercise-specific demands on the messages.
     """
-    variants = sorted((VARIANTS / exercise).glob("*.py"))
 
-    def runs_whole_suite(variant) -> bool:
-        return whole_suite is None or variant.stem in whole_suite or not expected_failures(variant)
+    suite: str
+    exercise: str
+    min_wrong: int
+    min_correct: int
+    whole_suite: Iterable[str] | None = None
+    extra_problems: Callable[[object, dict], list[str]] | None = None
 
-    def test_enough_variants():
-        wrong = [v for v in variants if expected_failures(v)]
-        correct = [v for v in variants if not expected_failures(v)]
-        assert len(wrong) >= min_wrong and len(correct) >= min_correct, \
+    @classmethod
+    def variants(cls) -> list:
+        return sorted((VARIANTS / cls.exercise).glob("*.py"))
+
+    @classmethod
+    def runs_whole_suite(cls, variant) -> bool:
+        return cls.whole_suite is None or variant.stem in cls.whole_suite or not expected_failures(variant)
+
+    @classmethod
+    def pytest_generate_tests(cls, metafunc: pytest.Metafunc) -> None:
+        if "variant" in metafunc.fixturenames:
+            variants = cls.variants()
+            metafunc.parametrize("variant", variants, ids=[p.stem for p in variants])
+
+    def test_enough_variants(self):
+        wrong = [v for v in self.variants() if expected_failures(v)]
+        correct = [v for v in self.variants() if not expected_failures(v)]
+        assert len(wrong) >= self.min_wrong and len(correct) >= self.min_correct, \
             f"{len(wrong)} wrong, {len(correct)} correct variants"
 
-    def test_variants_say_what_they_are():
+    def test_variants_say_what_they_are(self):
         """First line "Wrong: ..." or "Correct: ...", matching whether the variant expects failures."""
-        for variant in variants:
+        for variant in self.variants():
             first = variant.read_text().splitlines()[0]
             kind = "Wrong: " if expected_failures(variant) else "Correct: "
             assert first.startswith(f'"""{kind}') and first.endswith('"""'), f"{variant.name}: {first}"
 
-    def test_variant_edits_apply():
+    def test_variant_edits_apply(self):
         """A variant written as edits of the reference still applies to it and makes valid Python."""
         problems = []
-        for variant in variants:
+        for variant in self.variants():
             if edits(variant) is None:
                 continue
             try:
-                ast.parse(materialize(variant, exercise))
+                ast.parse(materialize(variant, self.exercise))
             except EditDoesNotApply as exc:
                 problems.append(str(exc))
             except SyntaxError as exc:
                 problems.append(f"{variant.name}: the reference with its edits is not valid Python: {exc}")
         assert not problems, "\n".join(problems)
 
+    @staticmethod
     def run_for(item: pytest.Item):
         if item.originalname == "test_variant_graded_as_declared":
             return ("variant", item.callspec.params["variant"])
         return {"test_reference_passes": ("target", "reference"),
                 "test_stubs_fail_with_not_implemented_pointers": ("target", "exercises")}.get(item.originalname)
 
-    @pytest.fixture(scope="module")
-    def graded(request):
+    @pytest.fixture(scope="class")
+    @classmethod
+    def graded(cls, request):
         """Suite runs by key, all started before the first check waits on one."""
         start_preloaded()  # from this, the main thread: the server lives as long as the thread that starts it
-        keys = [run_for(item) for item in request.session.items if item.module is request.module]
+        keys = [cls.run_for(item) for item in request.session.items if item.cls is request.cls]
         keys.append(("target", "reference"))  # every variant's run is compared with it
         calls = {}
         for key in dict.fromkeys(k for k in keys if k is not None):
             kind, what = key
             if kind == "variant":
-                only = [] if runs_whole_suite(what) else list(expected_failures(what))
-                calls[key] = functools.partial(run_variant, suite, exercise, what, only=only, **FAST)
+                only = [] if cls.runs_whole_suite(what) else list(expected_failures(what))
+                calls[key] = functools.partial(run_variant, cls.suite, cls.exercise, what, only=only, **FAST)
             else:
-                calls[key] = functools.partial(run_suite, suite, what, **FAST)
+                calls[key] = functools.partial(run_suite, cls.suite, what, **FAST)
         with parallel(calls, WORKERS) as futures:
             yield lambda key: futures[key].result()
 
-    @pytest.mark.parametrize("variant", variants, ids=[p.stem for p in variants])
-    def test_variant_graded_as_declared(variant, graded):
+    def test_variant_graded_as_declared(self, variant, graded):
         code, outcomes = graded(("variant", variant))
         problems = verdict(variant, code, outcomes)
         # A variant that ends the run early (os._exit, a crash) must not pass for the tests it skipped.
         _, reference = graded(("target", "reference"))
-        ran = set(reference) if runs_whole_suite(variant) else set(expected_failures(variant))
+        ran = set(reference) if self.runs_whole_suite(variant) else set(expected_failures(variant))
         missing = sorted(ran - set(outcomes))
         if missing:
             problems.append(f"{variant.name}: {len(missing)} tests never reported (did the run crash?):"
                             f" {missing[:5]}")
-        if extra_problems is not None:
-            problems += extra_problems(variant, outcomes)
+        if self.extra_problems is not None:
+            problems += type(self).extra_problems(variant, outcomes)
         assert not problems, "\n".join(problems)
 
-    def test_reference_passes(graded):
+    def test_reference_passes(self, graded):
         code, outcomes = graded(("target", "reference"))
         failed = {k: v.message for k, v in outcomes.items() if v.status != "passed"}
         assert code == 0 and outcomes and not failed, failed
 
-    def test_stubs_fail_with_not_implemented_pointers(graded):
+    def test_stubs_fail_with_not_implemented_pointers(self, graded):
         code, outcomes = graded(("target", "exercises"))
         assert code != 0 and outcomes
         for test_id, outcome in outcomes.items():
@@ -115,5 +134,3 @@ def variant_checks(suite: str, exercise: str, *, min_wrong: int, min_correct: in
             assert outcome.message.startswith("not implemented yet:") and "TODO" in outcome.message, \
                 f"{test_id}: {outcome.message}"
             assert "\n" not in outcome.message.strip(), f"{test_id}: more than one line: {outcome.message}"
-
-    return {name: obj for name, obj in locals().items() if name.startswith("test_") or name == "graded"}

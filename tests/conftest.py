@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from grader.plugin import STARTED_CHILDREN
 from grader.tasks import TASK_NAMES as TASKS
 from tests.seam import (RECORD_PREFIX, REFERENCE_MODES, Reference, Target, check_reference_available, make_backend,
                         make_reference, target_name)
@@ -58,7 +59,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session")
 def target(pytestconfig: pytest.Config) -> Target:
-    return Target(make_backend(target_name(pytestconfig)))
+    backend = make_backend(target_name(pytestconfig))
+    if backend.started is not None:  # for the grader's report: how the code under test was run
+        pytestconfig.stash[STARTED_CHILDREN] = backend.started
+    return Target(backend)
 
 
 @pytest.fixture(autouse=True)

@@ -17,7 +17,7 @@ recorded answers, ``tests/snapshots/reference.pt`` (see ``tests/snapshot.py``). 
 live|snapshot`` forces one.
 
 Where the code under test runs is decided here too (``make_backend``): with ``sandbox:`` every
-exercise runs in a sandboxed child (``grader/sandbox.py``); otherwise ``mlp_block`` runs in this
+exercise runs in a sandboxed child (``grader/sandbox/``); otherwise ``mlp_block`` runs in this
 process (fast), and the exercises in ``ISOLATED_EXERCISES`` run in a plain child process, because a
 Triton kernel writing out of bounds under the interpreter can corrupt the heap and would take the
 whole test run down with it. In a child, a crash or a hang becomes one failing test.
@@ -32,6 +32,7 @@ from types import ModuleType
 
 import pytest
 
+from grader.backend import Backend
 from grader.paths import EXERCISES, SNAPSHOT_SEED, display_path, reference_file, reference_present
 
 TARGET_ENV = "EXERCISE_TARGET"
@@ -66,7 +67,7 @@ def _probes():
     return probes
 
 
-class LocalBackend:
+class LocalBackend(Backend):
     """Runs probes in this process on the files of one target."""
 
     def __init__(self, target: str) -> None:
@@ -92,7 +93,7 @@ class LocalBackend:
         return _probes().call(self._module(exercise), self.describe(exercise), probe_name, **kwargs)
 
 
-class IsolatingBackend:
+class IsolatingBackend(Backend):
     """A local target: ``ISOLATED_EXERCISES`` in a child process, everything else in this one."""
 
     def __init__(self, target: str) -> None:
@@ -166,22 +167,19 @@ class Target:
 
     @property
     def task(self) -> str:
-        return getattr(self.backend, "task", "")
+        return self.backend.task
 
     @task.setter
     def task(self, task: str) -> None:
         """The task of the test now running: where code runs in a child, each task has its own time budget."""
-        if hasattr(self.backend, "task"):
-            self.backend.task = task
+        self.backend.task = task
 
     def where(self, exercise: str) -> str:
         return self.backend.describe(exercise)
 
     def warm(self, exercise: str, task: str) -> None:
         """Where the code runs in a child: start it and import ``exercise`` now (see ChildBackend.warm)."""
-        warm = getattr(self.backend, "warm", None)
-        if warm is not None:
-            warm(exercise, task)
+        self.backend.warm(exercise, task)
 
     def evidence(self, exercise: str, probe_name: str, **kwargs) -> dict:
         """The raw evidence, errors included (for tests that expect an error)."""

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from grader.backend import Backend
 from grader.paths import KNOWN_MISTAKES, REPO, SNAPSHOT, SNAPSHOT_SEED, TRITON_LAUNCH_CODE, reference_file
 
 FORMAT = "mlp-block-reference-snapshot/1"
@@ -88,7 +89,7 @@ def _detached(value):
 
 # -------------------------------------------------------------------------- the three backends
 
-class LiveReference:
+class LiveReference(Backend):
     """The instructor's reference, run in this process, and its known mistakes."""
 
     def __init__(self) -> None:
@@ -148,7 +149,7 @@ class RecordingReference(LiveReference):
                     "mistakes": dict(sorted(self.mistake_outputs.items()))}, path)
 
 
-class SnapshotReference:
+class SnapshotReference(Backend):
     """The reference's recorded answers (the student release)."""
 
     def __init__(self, path: Path = SNAPSHOT) -> None:

@@ -1,8 +1,27 @@
-"""A patch to Triton's interpreter: bfloat16 arithmetic and rounding as on a GPU."""
+"""A patch to Triton's interpreter: bfloat16 arithmetic and rounding as on a GPU.
+
+It and the launch watch (``triton_watch``) replace private parts of Triton (``triton.runtime.jit``,
+``triton.runtime.interpreter``, ``triton._C.libtriton.ir``), which change between releases: they run
+only on the Triton versions they were tested on, ``TESTED_TRITON`` (the range ``requirements.txt``
+pins), and refuse any other with a message saying so.
+"""
 
 from __future__ import annotations
 
+import re
 
+TESTED_TRITON = ((3, 8), (3, 10))  # from 3.8 up to, not including, 3.10: tested with 3.8.0 and 3.9.0
+
+
+def check_triton_version(version: str) -> None:
+    """Refuse a Triton outside ``TESTED_TRITON``, naming the range and the fix."""
+    found = re.match(r"(\d+)\.(\d+)", version)
+    low, high = TESTED_TRITON
+    if found is None or not low <= (int(found[1]), int(found[2])) < high:
+        raise RuntimeError(
+            f"Triton {version} is not a version the grader was tested with (>={low[0]}.{low[1]},"
+            f" <{high[0]}.{high[1]}): its kernel checks patch Triton's internals. Install the pinned range:"
+            f" pip install 'triton>={low[0]}.{low[1]},<{high[0]}.{high[1]}' (as requirements.txt says)")
 
 
 _BITWISE = {"bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "where"}

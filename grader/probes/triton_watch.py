@@ -8,7 +8,7 @@ import sys
 from typing import Callable
 
 import torch
-from grader.probes.triton_bf16 import _bfloat16_as_on_gpu
+from grader.probes.triton_bf16 import _bfloat16_as_on_gpu, check_triton_version
 import re
 from types import ModuleType
 from grader.probes.core import CodeUnderTestError, _stage
@@ -96,7 +96,10 @@ class _TritonGuard:
         self.stand_ins: dict | None = None  # set by _StandIns: module name and coefficients
 
     def install(self) -> None:
+        import triton
         import triton.runtime.jit as jit
+
+        check_triton_version(triton.__version__)
 
         jit.JITFunction.run = self._watched(jit.JITFunction.run)
         try:
@@ -160,7 +163,7 @@ class _TritonGuard:
 # low bits (truncation). A GPU computes bfloat16 arithmetic in float32 and rounds every result to the
 # nearest even bfloat16, and converts the same way. These replacements do that, so a kernel gets the
 # same bfloat16 numbers here as on a GPU and the suite needs one bfloat16 tolerance for both
-# (selfcheck/test_interpreter_bfloat16.py compares them with PyTorch's, element by element).
+# (the maintainers' self-checks compare them with PyTorch's, element by element).
 
 
 def _tensors_in(arg: str, value: object) -> list[tuple[str, torch.Tensor]]:

@@ -18,7 +18,7 @@ Two uses:
   as a host uid of its own (``grader/confinement.py``), never as root, and all of its processes share
   one memory limit (a cgroup) where one can be made. Mode ``bwrap`` (grading for credit) fails with a
   ``GraderError`` when bubblewrap cannot start; mode ``auto`` (a student's local check) then runs the
-  child unsandboxed, with the same limits and uid, and ``isolation()`` says so and why.
+  child unsandboxed, with the same limits and uid, and the backend's ``started`` record says so and why.
 
 Every child gets resource limits (address space, CPU time, file size, processes; a local run no
 memory limit), a wall-clock limit per call, and a budget per task (a hang in one task costs only that
@@ -39,10 +39,9 @@ from __future__ import annotations
 from grader.sandbox.limits import (GraderError, Limits, MAX_SUBMISSION_FILES, MAX_SUBMISSION_FILE_BYTES, SANDBOX_ENV,
                                    SANDBOX_MODES, SANDBOX_REQUIRED, SANDBOX_STARTED_ENV)
 from grader.sandbox.processes import become_subreaper, die_with_parent, kill_group, kill_strays, spawn
-from grader.sandbox.launch import isolation, sandboxed
 from grader.sandbox.backend import ChildBackend, SandboxBackend, close_all, exercise_folder
 
 __all__ = ["ChildBackend", "GraderError", "Limits", "MAX_SUBMISSION_FILES", "MAX_SUBMISSION_FILE_BYTES",
            "SANDBOX_ENV", "SANDBOX_MODES", "SANDBOX_REQUIRED", "SANDBOX_STARTED_ENV", "SandboxBackend",
-           "become_subreaper", "close_all", "die_with_parent", "exercise_folder", "isolation", "kill_group",
-           "kill_strays", "sandboxed", "spawn"]
+           "become_subreaper", "close_all", "die_with_parent", "exercise_folder", "kill_group",
+           "kill_strays", "spawn"]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from grader import confinement
+from grader.backend import Backend, StartedChildren
 from grader.safe_text import printable
 from grader.sandbox.processes import kill_strays
 from grader.sandbox.limits import GraderError, Limits, SANDBOX_ENV, SANDBOX_MODES
@@ -50,7 +51,7 @@ def _close_all_at_exit() -> None:
     atexit.register(close_all)
 
 
-class ChildBackend(ChildStarter):
+class ChildBackend(ChildStarter, Backend):
     """Seam backend whose probes run in a child process (see the module docstring).
 
     ``folder`` is the submission (a folder of exercise files or a whole checkout). For local runs
@@ -77,6 +78,7 @@ class ChildBackend(ChildStarter):
         self._describe = describe or (lambda ex: f"{'exercises/' if in_checkout else ''}{ex}.py")
         self._module_name = module_name or (lambda ex: f"_target_exercise_{ex}")
         self.task = ""
+        self.started = StartedChildren()
         self._restart_task = ""
         self._child: ChildProcess | None = None
         self._loaded: set[str] = set()

@@ -56,19 +56,6 @@ def _plans(sandbox: bool, mode: str, bwrap_failure: str = "") -> list[Plan]:
     return plans
 
 
-_last_run: list[tuple[str, bool]] = []  # (isolation in words, sandboxed?) of each child started
-
-
-def isolation() -> str:
-    """How the last child of this process was run, in words for the report ('' if none ran)."""
-    return _last_run[-1][0] if _last_run else ""
-
-
-def sandboxed() -> bool:
-    """Whether every child this process started ran in the sandbox (False if none ran)."""
-    return bool(_last_run) and all(ok for _, ok in _last_run)
-
-
 # ------------------------------------------------------------------------------ one child process
 
 class ChildFailure(Exception):

@@ -16,7 +16,7 @@ from grader.sandbox.processes import _limit_preexec, become_subreaper, spawn
 from grader.sandbox.mounts import _gpu_present, bwrap_command, child_sys_path
 from grader.sandbox.limits import (CHILD_FILES, CHILD_SCRIPT, CPU_BUDGETS, GRADER_DIR, MAX_SUBMISSION_FILE_BYTES,
                                    MAX_SUBMISSION_FILES, SANDBOX_ENV, SANDBOX_REQUIRED, SANDBOX_STARTED_ENV, GraderError)
-from grader.sandbox.launch import ChildFailure, ChildProcess, Plan, _last_run, _plans, _working_plan
+from grader.sandbox.launch import ChildFailure, ChildProcess, Plan, _plans, _working_plan
 
 
 class ChildStarter:
@@ -55,7 +55,7 @@ class ChildStarter:
                 errors.append(f"{plan.name}: {failure.message}")
                 continue
             _working_plan[key] = plan
-            _last_run.append((self._isolation_text(plan), plan.sandboxed))
+            self.started.runs.append((self._isolation_text(plan), plan.sandboxed))
             if self._starts:  # a restart: the submission's code crashed or hung, so it pays for it
                 task, self.task = self.task, self._restart_task
                 self._charge(time.monotonic() - started)
