@@ -53,15 +53,18 @@ def add_grading_options(p: argparse.ArgumentParser) -> None:
                      help=f"seconds one call into the submission may take (default {Limits.call_timeout:.0f})")
     run.add_argument("--budget", type=float, default=Limits.budget, metavar="S",
                      help=f"seconds all calls of one task may take together (default {Limits.budget:.0f})")
+    run.add_argument("--startup-timeout", type=float, default=Limits.startup_timeout, metavar="S",
+                     help=f"seconds a fresh child may take to start (default {Limits.startup_timeout:.0f})")
     run.add_argument("--memory-mb", type=int, default=Limits.memory_mb, metavar="MB",
                      help=f"memory limit over all of the submission's processes where a cgroup can be made,"
                           f" and of each process (default {Limits.memory_mb})")
 
 
 def limits_of(args: argparse.Namespace) -> Limits:
-    if min(args.call_timeout, args.budget) <= 0 or args.memory_mb <= 0:
-        raise GraderFailure("--call-timeout, --budget and --memory-mb must be positive")
-    return Limits(call_timeout=args.call_timeout, budget=args.budget, memory_mb=args.memory_mb)
+    if min(args.call_timeout, args.budget, args.startup_timeout) <= 0 or args.memory_mb <= 0:
+        raise GraderFailure("--call-timeout, --budget, --startup-timeout and --memory-mb must be positive")
+    return Limits(call_timeout=args.call_timeout, budget=args.budget, startup_timeout=args.startup_timeout,
+                  memory_mb=args.memory_mb)
 
 
 def tasks_of(args: argparse.Namespace) -> list[str] | None:

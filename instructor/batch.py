@@ -51,7 +51,7 @@ def row_for(name: str, result: Grade | None, error: str = "", seconds: float = 0
         row.update(status="error", first_failure=error, seconds=f"{seconds:.1f}")
     else:
         row.update(score=result.score, max_score=result.max_score, isolation=result.isolation,
-                   sandboxed="yes" if result.sandboxed else "no",
+                   sandboxed="true" if result.sandboxed else "false",  # as in the JSON report
                    seed=result.seed, seconds=f"{result.seconds:.1f}", status="graded",
                    grader_peak_mb=result.grader_peak_mb)
         for task in TASK_TITLES:
@@ -166,12 +166,13 @@ def _pick(found: Intake, only: str, folder: Path) -> Submission:
 
 
 def run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits: Limits, sandbox_mode: str,
-              tasks=None, seed=None, only: str | None = None, feedback: Path | None = None) -> int:
+              tasks=None, seed=None, only: str | None = None, feedback: Path | None = None,
+              feedback_format: str = "md") -> int:
     if not folder.is_dir():
         raise GraderFailure(f"--batch {folder}: no such folder")
     if csv_path.exists() and csv_path.stat().st_size and not (resume or only):
         raise GraderFailure(f"{csv_path} already exists: pass --resume to continue it, or remove it to start over")
-    outputs = Outputs.beside(csv_path, feedback)
+    outputs = Outputs.beside(csv_path, feedback, feedback_format)
     with tempfile.TemporaryDirectory(prefix="grader-intake-") as work:  # zips and loose files, unpacked
         found = intake.scan(folder, Path(work), outputs.all())
         if not found.submissions:
@@ -224,7 +225,10 @@ def run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits: 
             sys.stderr.flush()
             shutil.rmtree(work, ignore_errors=True)
             os._exit(EXIT_INTERRUPTED)
-        summary = batch_reports.write_all(outputs, read_rows(csv_path), found.skipped)
+        # Rows were appended as submissions finished (so a crash keeps them); the file ends sorted by name.
+        ordered = sorted(read_rows(csv_path), key=lambda row: row["submission"].casefold())
+        write_csv(csv_path, columns(), ordered)
+        summary = batch_reports.write_all(outputs, ordered, found.skipped)
     errors = sum(r["status"] == "error" for r in rows)
     for entry, reason in found.skipped:
         print(f"skipped {entry}: {reason}", file=sys.stderr)

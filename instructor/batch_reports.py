@@ -1,6 +1,7 @@
 """What a batch writes beside its CSV, rewritten from every row at the end of each run.
 
-For ``grades.csv``: ``grades_feedback/NAME.md`` (one per graded submission, or ``--feedback DIR``),
+For ``grades.csv``: ``grades_feedback/NAME.md`` (one per graded submission, or ``--feedback DIR``; ``.txt``
+with ``--feedback-format txt``; written by ``instructor/feedback.py``),
 ``grades_items.csv`` (per test: how many graded submissions fail it and their most common message),
 ``grades_histogram.png`` and ``grades_skipped.csv`` (the entries of the batch folder that are no
 submission, with why). Each graded row's whole result is kept in ``.grades_results/NAME.json``
@@ -18,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import report
-from grader.grading import Grade, task_title
-from grader.safe_text import csv_cell, file_name, markdown_cell
+from grader.grading import Grade
+from grader.safe_text import csv_cell, file_name
+from instructor.feedback import feedback
 
 ITEM_COLUMNS = ["test", "task", "points", "graded", "failing", "share_failing", "most_common_message",
                 "message_count"]
@@ -31,10 +33,11 @@ class Outputs:
 
     csv: Path
     feedback: Path
+    feedback_format: str = "md"  # or "txt" (instructor/feedback.py)
 
     @classmethod
-    def beside(cls, csv_path: Path, feedback: Path | None = None) -> "Outputs":
-        return cls(csv_path, feedback or csv_path.with_name(f"{csv_path.stem}_feedback"))
+    def beside(cls, csv_path: Path, feedback: Path | None = None, feedback_format: str = "md") -> "Outputs":
+        return cls(csv_path, feedback or csv_path.with_name(f"{csv_path.stem}_feedback"), feedback_format)
 
     def _named(self, suffix: str) -> Path:
         return self.csv.with_name(f"{self.csv.stem}{suffix}")
@@ -77,17 +80,6 @@ def kept_result(outputs: Outputs, name: str) -> Grade | None:
         return report.from_json(json.loads(outputs.result(name).read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-
-
-def feedback(name: str, grade: Grade) -> str:
-    """One student's Markdown: the table of ``report.markdown`` (score, seed, sandboxed), then every failing test."""
-    failing = [t for t in grade.tests if t.status != "passed"]
-    lines = [f"# Feedback for {markdown_cell(name)}", "", report.markdown(grade).rstrip(), ""]
-    lines += [f"### Failing tests ({len(failing)} of {len(grade.tests)})", ""] if failing else ["Every test passed."]
-    for t in failing:
-        lines.append(f"- {task_title(t.task)}: {markdown_cell(t.name)} (0 of {t.max_points} points):"
-                     f" {markdown_cell(t.message) or t.status}")
-    return "\n".join(lines) + "\n"
 
 
 def items(grades: list[Grade]) -> list[dict]:
@@ -150,13 +142,13 @@ def write_all(outputs: Outputs, rows: list[dict], skipped: list[tuple[str, str]]
         if file_name(row["submission"]) != row["submission"]:
             continue  # not a name this grader gives (a row written by hand): no file is made from it
         grade = kept_result(outputs, row["submission"]) if row["status"] == "graded" else None
-        page = outputs.feedback / f"{row['submission']}.md"
+        page = outputs.feedback / f"{row['submission']}.{outputs.feedback_format}"
         if grade is None:
             page.unlink(missing_ok=True)  # an error row (or one graded elsewhere) has no feedback here
             missing += [row["submission"]] if row["status"] == "graded" else []
             continue
         grades.append(grade)
-        page.write_text(feedback(row["submission"], grade), encoding="utf-8")
+        page.write_text(feedback(row["submission"], grade, outputs.feedback_format), encoding="utf-8")
     write_csv(outputs.items, ITEM_COLUMNS, [{k: csv_cell(v) for k, v in row.items()} for row in items(grades)])
     write_csv(outputs.skipped, ["entry", "reason"], [{"entry": csv_cell(e), "reason": csv_cell(r)} for e, r in skipped])
     scores = [int(r["score"]) for r in rows if r["status"] == "graded"]

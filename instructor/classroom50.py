@@ -32,11 +32,10 @@ import sys
 from pathlib import Path
 
 from grader import report
-from instructor.exports import CPU_WHEELS
+from instructor.exports import CPU_WHEELS, PLATFORMS
 from grader.cli import EXIT_GRADER_ERROR, EXIT_OK
 from grader.grading import TASK_TITLES, Grade, GraderFailure, grade
 from grader.safe_text import markdown_cell, printable
-from grader.sandbox import Limits
 
 SCHEMA = "classroom50/result/v1"
 RESULT, RELEASE_BODY = "result.json", "release-body.md"
@@ -45,8 +44,8 @@ NAME_BYTES = 100  # a test-name's limit, in UTF-8 bytes
 IDENTITY = {"classroom": "CLASSROOM", "assignment": "ASSIGNMENT", "submission": "SUBMISSION_TAG",
             "commit": "COMMIT_URL", "release": "RELEASE_URL", "review": "REVIEW_URL"}
 # Classroom 50 stops the whole grade job after 15 minutes (set-up and installs included), so each
-# task gets less than the grader's usual 300 s: a hang still costs only its own task.
-LIMITS = Limits(budget=120)
+# task gets less than the grader's usual 300 s (instructor/exports.py): a hang costs only its own task.
+LIMITS = PLATFORMS["classroom50"].limits
 INSTALLED_ENV = "MLP_GRADER_INSTALLED"  # set after one install, so a failed one is not retried
 
 

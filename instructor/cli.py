@@ -18,6 +18,9 @@ from pathlib import Path
 
 from grader.cli import EXIT_OK, Parser, add_grading_options, limits_of, run_command, tasks_of
 from grader.grading import GraderFailure
+from grader.tasks import TASK_NAMES
+from instructor.exports import PLATFORMS
+from instructor.feedback import FORMATS
 
 
 def build_parser() -> Parser:
@@ -55,12 +58,20 @@ def build_parser() -> Parser:
     batch.add_argument("--feedback", type=Path, metavar="DIR",
                        help="with --batch: where the Markdown feedback per submission goes (default: beside the"
                             " CSV, grades.csv -> grades_feedback/)")
+    batch.add_argument("--feedback-format", choices=FORMATS, default="md",
+                       help="with --batch: md (Markdown, for LMS comment boxes that render it) or txt (plain text)")
     add_grading_options(p)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     return run_command(build_parser(), run, argv)
+
+
+def worst_case_text(platform, tasks: list[str] | None) -> str:
+    worst = platform.worst_case(len(tasks) if tasks else len(TASK_NAMES))
+    return (f"Worst case per submission (hanging in every task): {worst / 60:.1f} min, within {platform.name}'s"
+            f" {platform.stops_after / 60:.0f} min")
 
 
 def check_requirements() -> None:
@@ -81,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
 
         make_bundle(args.gradescope_bundle, tasks)
         print(f"wrote {args.gradescope_bundle}: upload it as the autograder in Gradescope's"
-              " 'Configure Autograder' page (base image: Ubuntu 22.04 or later)")
+              " 'Configure Autograder' page (base image: Ubuntu 22.04 or later). "
+              + worst_case_text(PLATFORMS["gradescope"], tasks))
         return EXIT_OK
     if args.release:
         from instructor.release import ReleaseError, make_release
@@ -97,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
 
         make_classroom50(args.classroom50, tasks)
         print(f"wrote {args.classroom50}: commit its contents to the course's classroom50 repository as"
-              " CLASSROOM/autograders/ASSIGNMENT/ (see docs/platforms.md)")
+              " CLASSROOM/autograders/ASSIGNMENT/ (see docs/platforms.md). "
+              + worst_case_text(PLATFORMS["classroom50"], tasks))
         return EXIT_OK
     if not args.csv:
         raise GraderFailure("--batch needs --csv FILE for the grades")
@@ -109,4 +122,4 @@ def run(args: argparse.Namespace) -> int:
 
     return run_batch(args.batch, args.csv, jobs=args.jobs, resume=args.resume, limits=limits,
                      sandbox_mode=args.sandbox or "bwrap", tasks=tasks, seed=args.seed, only=args.only,
-                     feedback=args.feedback)
+                     feedback=args.feedback, feedback_format=args.feedback_format)

@@ -21,13 +21,44 @@ import re
 import shlex
 import shutil
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
-from grader.grading import GraderFailure
+from grader.grading import GraderFailure, overall_timeout
 from grader.paths import REFERENCE, REPO, reference_present
+from grader.sandbox import Limits
 from grader.tasks import TASK_NAMES
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+@dataclass(frozen=True)
+class Platform:
+    """A platform's own stop for one grade, and the limits that keep the grader's worst case inside it."""
+
+    name: str
+    stops_after: float  # seconds the platform gives one grade before it kills it
+    limits: Limits
+    setup: float = 0.0  # seconds of that spent before grading starts (installs), at most
+
+    def worst_case(self, tasks: int = len(TASK_NAMES)) -> float:
+        """Seconds one submission can take if it hangs in every task: the grader stops it by then."""
+        return overall_timeout(self.limits, tasks) + self.setup
+
+
+# Gradescope stops an autograder run after 10 minutes unless the assignment says otherwise; Classroom 50
+# stops the whole grade job after 15, installs (CPU torch, about 190 MB per submission) included.
+# overall_timeout counts every task's budget, three child start-ups and two minutes of slack.
+PLATFORMS = {
+    "gradescope": Platform("Gradescope", 600, Limits(call_timeout=20, budget=60, startup_timeout=60)),
+    "classroom50": Platform("Classroom 50", 900, Limits(call_timeout=30, budget=75, startup_timeout=60), setup=240),
+}
+
+
+def limit_options(limits: Limits) -> str:
+    """The command-line options of ``python -m grader`` that set ``limits``."""
+    return (f"--call-timeout {limits.call_timeout:g} --budget {limits.budget:g}"
+            f" --startup-timeout {limits.startup_timeout:g}")
 CPU_WHEELS = "https://download.pytorch.org/whl/cpu"  # PyTorch's index of CPU-only wheels
 INCLUDE = ["grader/**/*.py", "tests/*.py", f"{REFERENCE.relative_to(REPO).as_posix()}/*.py", "pyproject.toml",
            "requirements.txt"]
@@ -73,7 +104,8 @@ def gradescope_scripts(tasks: list[str] | None) -> dict[str, str]:
     """setup.sh and run_autograder, filled in."""
     return {"setup.sh": fill("setup.sh", cpu_wheels=CPU_WHEELS,
                              requirements=" ".join(map(shlex.quote, grading_requirements()))),
-            "run_autograder": fill("run_autograder", tasks=",".join(tasks or TASK_NAMES))}
+            "run_autograder": fill("run_autograder", tasks=",".join(tasks or TASK_NAMES),
+                                   limits=limit_options(PLATFORMS["gradescope"].limits))}
 
 
 def make_bundle(path: Path, tasks: list[str] | None = None) -> None:

@@ -208,7 +208,7 @@ def unsandboxed(tmp_path_factory) -> dict:
 
 
 def is_sandboxed(row: dict) -> bool:
-    return row["sandboxed"] == "yes" and row["isolation"].startswith("sandboxed")
+    return row["sandboxed"] == "true" and row["isolation"].startswith("sandboxed")
 
 
 def expect_zero(row: dict) -> None:
@@ -301,7 +301,7 @@ def test_process_attack_scores_zero_without_sandbox(unsandboxed, attack):
         assert "may not run this Python" in unsandboxed["stderr"], unsandboxed["stderr"][-1000:]
         return
     row = unsandboxed["by_name"][attack]
-    assert row["isolation"].startswith("NOT sandboxed") and row["sandboxed"] == "no", row["isolation"]
+    assert row["isolation"].startswith("NOT sandboxed") and row["sandboxed"] == "false", row["isolation"]
     expect_zero(row)
 
 

@@ -23,6 +23,7 @@ import pytest
 import yaml
 
 from grader.paths import REPO
+from grader.tasks import TASK_NAMES
 from instructor import exports, release
 
 PACKAGES = ("exercises", "solution", "grader", "tests", "notebooks", "instructor", "selfcheck", "benchmarks")
@@ -174,6 +175,18 @@ def test_the_classroom50_autograder_parses_and_names_its_tasks(label):
               and isinstance(node.value, (ast.List, ast.Constant))}
     assert values["TASKS"] == (["mlp", "glu", "swiglu", "cost"] if label == "all" else ["mlp", "cost"])
     assert all(isinstance(r, str) for r in values["REQUIREMENTS"]) and values["REQUIREMENTS"]
+
+
+@pytest.mark.parametrize("platform", sorted(exports.PLATFORMS))
+def test_a_submission_hanging_everywhere_ends_before_the_platform_stops_it(platform):
+    chosen = exports.PLATFORMS[platform]
+    assert chosen.worst_case(len(TASK_NAMES)) < chosen.stops_after, (chosen.worst_case(), chosen.stops_after)
+
+
+def test_the_gradescope_script_carries_its_platform_limits():
+    limits = exports.PLATFORMS["gradescope"].limits
+    script = filled_scripts()["run_autograder (all)"]
+    assert f"--budget {limits.budget:g}" in script and f"--call-timeout {limits.call_timeout:g}" in script
 
 
 def test_a_template_placeholder_left_unfilled_is_refused():

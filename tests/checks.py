@@ -20,11 +20,13 @@ def fail(message: str) -> None:
     pytest.fail(message, pytrace=False)
 
 
-def describe_mismatch(got: torch.Tensor, want: torch.Tensor) -> str:
+def describe_mismatch(got: torch.Tensor, want: torch.Tensor, rtol: float = 0.0, atol: float = 0.0) -> str:
+    """Where ``got`` is furthest from ``want``, and how many elements are off by more than the tolerance
+    (not merely by the last bit, which a different summation order in the reference's matmul can change)."""
     diff = (got.double() - want.double()).abs()
     flat = int(diff.argmax())
     index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), diff.shape)) if diff.dim() else ()
-    bad = int((~torch.isclose(got.double(), want.double(), rtol=0, atol=0)).sum())
+    bad = int((~torch.isclose(got.double(), want.double(), rtol=rtol, atol=atol)).sum())
     return (
         f"max |difference| {diff.max().item():.3g} at index {index}: got {got.reshape(-1)[flat].item():.6g},"
         f" expected {want.reshape(-1)[flat].item():.6g} ({bad} of {want.numel()} elements differ)"
@@ -56,7 +58,7 @@ def expect_close(
         fail(f"{what}: dtype {got.dtype}, expected {want.dtype}. {hint}".rstrip())
     if not is_close(got, want, rtol, atol):
         # The hint first: it is what a stuck student acts on; the numbers back it up.
-        detail = describe_mismatch(got, want)
+        detail = describe_mismatch(got, want, rtol, atol)
         fail(f"{what} differs from the reference: {hint} [{detail}]" if hint
              else f"{what} differs from the reference: {detail}")
 

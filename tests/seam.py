@@ -152,6 +152,8 @@ def format_error(error: dict) -> str:
         where = f" ({error['where']})" if error.get("where") else ""
         return f"could not {error['stage']}: {error['type']}: {error['message']}{where}"
     where = f" at {error['where']}" if error.get("where") else ""
+    if error["type"] == "Timeout":  # the message says what happened: "did not finish within 60 s ..."
+        return f"{error['stage']} {error['message']}{where}"
     hint = ""
     if error["stage"].endswith(".load_state_dict"):
         hint = (" (the tests load their own weights into your layers by name and shape:"

@@ -30,6 +30,11 @@ def exercise_folder(folder: Path) -> Path:
     return folder / "exercises" if (folder / "exercises").is_dir() else folder
 
 
+def _your(exercise: str) -> str:
+    """What a failure before any of the student's methods started is told against (not a probe's name)."""
+    return f"your {exercise}.py"
+
+
 def _error(stage: str, kind: str, message: str) -> dict:
     # Parts of the message (its stderr, the stage it announced) came from the child.
     return {"error": {"stage": printable(stage), "type": kind, "message": printable(message), "where": "",
@@ -108,7 +113,7 @@ class ChildBackend(ChildStarter, Backend):
             if exercise in self._import_failures:
                 return self._import_failures[exercise]
             if self._budget_left() <= 0:
-                return _error(probe_name, "Timeout", self._budget_text())
+                return _error(_your(exercise), "Timeout", self._budget_text())
             import torch  # the trusted side speaks torch.save/torch.load with the child
 
             request = {"exercise": exercise, "probe": probe_name, "kwargs": kwargs}
@@ -121,7 +126,7 @@ class ChildBackend(ChildStarter, Backend):
                 payload = self._exchange(b"C", buffer.getvalue(), probe_name)
             except ChildFailure as failure:
                 self._discard_child()
-                return _error(failure.stage or probe_name, failure.kind, failure.message)
+                return _error(failure.stage or _your(exercise), failure.kind, failure.message)
             from grader import evidence as evidence_checks  # imports torch: only once a child runs
 
             return self._judge_reply(payload, probe_name, evidence_checks.element_allowance(kwargs))
@@ -204,7 +209,7 @@ class ChildBackend(ChildStarter, Backend):
 
     def _budget_text(self) -> str:
         task = f" for task {self.task}" if self.task else ""
-        return (f"not run: the grader's time budget{task} ({self.limits.budget:.0f} s)"
+        return (f"was not run: the grader's time budget{task} ({self.limits.budget:.0f} s)"
                 " was used up by earlier calls that hung or were slow")
 
     def _exchange(self, kind: bytes, payload: bytes, stage: str, timeout: float | None = None) -> bytes:

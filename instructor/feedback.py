@@ -1,0 +1,115 @@
+"""One student's feedback from a batch: what an instructor can send as it is.
+
+Per task: the points, then the failures grouped by cause (one line per cause, however many tests it
+fails, with their points and names), causes before the tests that only wait for them ("... counts
+once the output is right"), and a task not started (every test "not implemented yet") in one line.
+Markdown (``.md``) for LMS comment boxes that render it, plain text (``.txt``) for those that do not.
+Test names are the suites' own; everything else from the submission (its messages) is untrusted:
+in Markdown it goes inside code spans, which render literally, so nothing needs backslashes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from grader.grading import Grade, TestResult, after_a_hang, task_title, waits_for_another
+from grader.safe_text import printable
+
+FORMATS = ("md", "txt")
+NOT_STARTED = "not implemented yet"
+MESSAGE_CHARS = 400  # one cause's message, shown whole up to this
+
+
+@dataclass
+class Cause:
+    message: str  # the first of its tests' messages, as the student's suite printed it
+    tests: list[TestResult]
+
+    @property
+    def points(self) -> int:
+        return sum(t.max_points for t in self.tests)
+
+
+def cause_key(message: str) -> str:
+    """What tests failing for one reason share: the message without its numbers, bracketed detail and
+    the case it was run on (the activation, the layer)."""
+    key = re.sub(r"\[[^\]]*\]", "", message)
+    key = re.sub(r"activation_fn=\w+( \([^)]*\))?", "activation_fn=", key)
+    key = re.sub(r"\bW[iogv]\b", "W", key)  # one layer or another: the same slip (no bias, a transpose)
+    key = re.sub(r"\d+(\.\d+)?(e[-+]?\d+)?", "#", key)
+    return re.sub(r"\s+", " ", key).strip()
+
+
+def causes(failing: list[TestResult]) -> tuple[list[Cause], list[TestResult]]:
+    """The failing tests grouped by cause, largest first, and apart: those that wait for another test."""
+    groups: dict[str, Cause] = {}
+    waiting = []
+    for test in failing:
+        if waits_for_another(test):
+            waiting.append(test)
+            continue
+        key = cause_key(test.message or test.status)
+        groups.setdefault(key, Cause(test.message or test.status, [])).tests.append(test)
+    return sorted(groups.values(), key=lambda c: (after_a_hang(c.tests[0]), -c.points)), waiting
+
+
+def short_name(test: TestResult) -> str:
+    return test.name.split("::", 1)[-1]
+
+
+class Writer:
+    """The few pieces of markup the two formats differ in."""
+
+    def __init__(self, fmt: str) -> None:
+        if fmt not in FORMATS:
+            raise ValueError(f"feedback format {fmt!r}: expected one of {', '.join(FORMATS)}")
+        self.md = fmt == "md"
+
+    def heading(self, text: str, level: int) -> list[str]:
+        return [f"{'#' * level} {text}", ""] if self.md else [text, "=" * len(text) if level == 1 else "-" * len(text), ""]
+
+    def quoted(self, untrusted: str) -> str:
+        text = printable(re.sub(r"\s*\n\s*", " ", untrusted))[:MESSAGE_CHARS]
+        return f"`{text.replace('`', chr(39))}`" if self.md else text
+
+    def names(self, tests: list[TestResult]) -> str:
+        shown = [short_name(t) for t in tests[:6]]
+        more = f" and {len(tests) - 6} more" if len(tests) > 6 else ""
+        return ", ".join(f"`{n}`" if self.md else n for n in shown) + more
+
+
+def feedback(name: str, grade: Grade, fmt: str = "md") -> str:
+    """One student's feedback file."""
+    w = Writer(fmt)
+    tasks = grade.tasks()
+    per_task = ", ".join(f"{task_title(t)} {sum(x.points for x in grade.task_tests(t))}/"
+                         f"{sum(x.max_points for x in grade.task_tests(t))}" for t in tasks)
+    lines = w.heading(f"Feedback for {printable(name)}", 1)
+    lines += [f"Score: {grade.score} of {grade.max_score} ({per_task}).", ""]
+    for task in tasks:
+        tests = grade.task_tests(task)
+        got, worth = sum(t.points for t in tests), sum(t.max_points for t in tests)
+        failing = grade.failures(task)
+        if not failing:
+            lines += w.heading(f"{task_title(task)}: {got} of {worth}", 2) + ["Every test passed.", ""]
+            continue
+        if all(t.message.startswith(NOT_STARTED) for t in failing) and len(failing) == len(tests):
+            lines += w.heading(f"{task_title(task)}: not started (0 of {worth})", 2)
+            lines += [f"All {len(tests)} tests say, for example: {w.quoted(failing[0].message)}", ""]
+            continue
+        lines += w.heading(f"{task_title(task)}: {got} of {worth}", 2)
+        found, waiting = causes(failing)
+        bullet = "- " if w.md else "* "
+        for number, cause in enumerate(found, 1):
+            lead = "Fix first: " if number == 1 else ""
+            count = f"{len(cause.tests)} test{'s' * (len(cause.tests) != 1)}, {cause.points} point{'s' * (cause.points != 1)}"
+            lines.append(f"{bullet}{lead}{w.quoted(cause.message)} ({count}: {w.names(cause.tests)})")
+        if waiting:
+            points = sum(t.max_points for t in waiting)
+            lines.append(f"{bullet}{len(waiting)} more test{'s' * (len(waiting) != 1)} ({points} points) count once"
+                         f" the output is right: {w.names(waiting)}")
+        lines.append("")
+    notes = [f"Graded {'in the sandbox' if grade.sandboxed else 'WITHOUT the sandbox'}; data seed {grade.seed}."]
+    notes += [f"Not graded on the grading machine: {printable(n)}" for n in grade.not_graded]
+    return "\n".join(lines + notes) + "\n"
