@@ -45,6 +45,8 @@ def add_grading_options(p: argparse.ArgumentParser) -> None:
     run.add_argument("--seed", type=int, help="seed for the tests' data (default: derived from the submission's"
                                               " files and the grader's version, so the same files get the same grade)")
     run.add_argument("--tasks", metavar="LIST", help=f"comma-separated tasks to grade (of {','.join(TASK_NAMES)})")
+    run.add_argument("--bonus", metavar="LIST", help="of the tasks graded, those that are a bonus: their points"
+                                                     " count in the score, not in the maximum")
     run.add_argument("--sandbox", choices=SANDBOX_MODES, default=None,
                      help="bwrap: require bubblewrap, or exit 3 without a score (the default for grading for"
                           " credit); auto: bubblewrap where it works, else a plain child process, saying so (the"
@@ -72,6 +74,20 @@ def tasks_of(args: argparse.Namespace) -> list[str] | None:
         return parse_tasks(args.tasks)
     except ValueError as exc:
         raise GraderFailure(str(exc)) from None
+
+
+def bonus_of(args: argparse.Namespace, tasks: list[str] | None) -> list[str]:
+    """``--bonus``: tasks among those graded; not all of them (a grade needs a maximum)."""
+    try:
+        bonus = parse_tasks(args.bonus, option="--bonus") or []
+    except ValueError as exc:
+        raise GraderFailure(str(exc)) from None
+    graded = tasks or list(TASK_NAMES)
+    if any(t not in graded for t in bonus):
+        raise GraderFailure(f"--bonus {args.bonus}: a bonus task must be one of the tasks graded ({','.join(graded)})")
+    if bonus and set(bonus) == set(graded):
+        raise GraderFailure(f"--bonus {args.bonus}: every task graded is a bonus, so the grade has no maximum")
+    return bonus
 
 
 def build_parser() -> Parser:
@@ -126,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     limits, tasks = limits_of(args), tasks_of(args)
+    bonus = bonus_of(args, tasks)
     if args.path:
         submission, display = Path(args.path), args.path
     else:
@@ -133,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     check_submission(submission)
     log: list[str] = []
     result = grade(submission, display=display, seed=args.seed, limits=limits,
-                   sandbox_mode=args.sandbox or "auto", tasks=tasks, log=log)
+                   sandbox_mode=args.sandbox or "auto", tasks=tasks, log=log, bonus=bonus)
     if args.verbose:
         print(printable("".join(log), keep_newlines=True))
     print(report.text(result))

@@ -63,6 +63,7 @@ class Grade:
     seconds: float = 0.0
     grader_peak_mb: int = 0  # peak memory of the trusted pytest process that judged the evidence
     not_graded: list[str] = field(default_factory=list)  # suites skipped on this machine, with why
+    bonus: list[str] = field(default_factory=list)  # tasks whose points count but whose maximum does not
 
     @property
     def score(self) -> int:
@@ -70,7 +71,8 @@ class Grade:
 
     @property
     def max_score(self) -> int:
-        return sum(t.max_points for t in self.tests)
+        """The points of every task graded, bonus tasks left out: a bonus raises the score only."""
+        return sum(t.max_points for t in self.tests if t.task not in self.bonus)
 
     def tasks(self) -> list[str]:
         seen = []
@@ -268,7 +270,7 @@ def _child_cannot_start(why: str) -> GraderFailure:
 
 def grade(submission: Path, *, display: str | None = None, seed: int | None = None,
           limits: Limits | None = None, sandbox_mode: str = "auto", tasks: list[str] | None = None,
-          log: list[str] | None = None, runner=None) -> Grade:
+          log: list[str] | None = None, runner=None, bonus: list[str] | None = None) -> Grade:
     """Grade the exercise files in ``submission`` (a folder of them, or a whole checkout).
 
     ``runner`` runs the pytest session (default: a fresh process; the batch passes a warm one).
@@ -285,7 +287,7 @@ def grade(submission: Path, *, display: str | None = None, seed: int | None = No
                                 f" not have: here the tests' data is that of seed {SNAPSHOT_SEED}")
         seed = SNAPSHOT_SEED
     seed = content_seed(submission) if seed is None else seed
-    grade_ = Grade(submission=display or str(submission), seed=seed)
+    grade_ = Grade(submission=display or str(submission), seed=seed, bonus=list(bonus or []))
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="grader-run-") as tmp:
         results, log_path = Path(tmp) / "results.jsonl", Path(tmp) / "pytest.log"

@@ -52,8 +52,15 @@ def text(grade: Grade) -> str:
     if grade.not_graded:
         lines += ["", "Not graded on this machine (not counted in the total):"]
         lines += [f"  {why}" for why in grade.not_graded]
-    lines += ["", f"Total: {grade.score}/{grade.max_score} points"]
+    lines += ["", f"Total: {grade.score}/{grade.max_score} points{bonus_note(grade)}"]
     return "\n".join(lines)
+
+
+def bonus_note(grade: Grade) -> str:
+    if not grade.bonus:
+        return ""
+    titles = ", ".join(task_title(t) for t in grade.bonus)
+    return f" ({titles}: bonus, its points count but not in the maximum)"
 
 
 def as_json(grade: Grade) -> dict:
@@ -64,6 +71,7 @@ def as_json(grade: Grade) -> dict:
         tasks.append({"task": task, "title": task_title(task), "tests": len(tests),
                       "passed": sum(t.status == "passed" for t in tests),
                       "points": sum(t.points for t in tests), "max_points": sum(t.max_points for t in tests),
+                      "bonus": task in grade.bonus,
                       "first_failure": None if first is None else {"name": first.name, "message": first.message}})
     return {
         "schema": JSON_SCHEMA,
@@ -73,6 +81,7 @@ def as_json(grade: Grade) -> dict:
         "isolation": grade.isolation,
         "score": grade.score,
         "max_score": grade.max_score,
+        "bonus": grade.bonus,
         "seconds": round(grade.seconds, 2),
         "grader_peak_mb": grade.grader_peak_mb,
         "not_graded": grade.not_graded,
@@ -121,7 +130,7 @@ def junit(grade: Grade) -> ET.ElementTree:
 
 
 def markdown(grade: Grade) -> str:
-    lines = [f"### Grade: {grade.score}/{grade.max_score} points", "",
+    lines = [f"### Grade: {grade.score}/{grade.max_score} points{bonus_note(grade)}", "",
              "| Task | Tests passed | Points | First failure |", "| --- | ---: | ---: | --- |"]
     for task in grade.tasks():
         title, passed, points = _task_row(grade, task)
@@ -163,4 +172,4 @@ def from_json(data: dict) -> Grade:
                         status=t["status"], message=t["message"]) for t in data["tests"]]
     return Grade(submission=data["submission"], seed=data["seed"], tests=tests, isolation=data["isolation"],
                  sandboxed=data["sandboxed"], seconds=data["seconds"], grader_peak_mb=data["grader_peak_mb"],
-                 not_graded=data["not_graded"])
+                 not_graded=data["not_graded"], bonus=data.get("bonus", []))

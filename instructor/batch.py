@@ -140,11 +140,12 @@ def make_runner():
     return SubprocessRunner()
 
 
-def _grade_one(sub: Submission, limits: Limits, sandbox_mode: str, tasks, seed, runner) -> tuple[Grade | None, str, float]:
+def _grade_one(sub: Submission, limits: Limits, sandbox_mode: str, tasks, seed, bonus,
+               runner) -> tuple[Grade | None, str, float]:
     started = time.monotonic()
     try:
         return grade(sub.path, display=sub.name, limits=limits, sandbox_mode=sandbox_mode, tasks=tasks,
-                     seed=seed, runner=runner), "", time.monotonic() - started
+                     seed=seed, runner=runner, bonus=bonus), "", time.monotonic() - started
     except SandboxUnavailable:
         raise  # the machine, not this submission: the whole batch stops
     except GraderFailure as exc:
@@ -167,7 +168,7 @@ def _pick(found: Intake, only: str, folder: Path) -> Submission:
 
 def run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits: Limits, sandbox_mode: str,
               tasks=None, seed=None, only: str | None = None, feedback: Path | None = None,
-              feedback_format: str = "md") -> int:
+              feedback_format: str = "md", bonus: list[str] | None = None) -> int:
     if not folder.is_dir():
         raise GraderFailure(f"--batch {folder}: no such folder")
     if csv_path.exists() and csv_path.stat().st_size and not (resume or only):
@@ -210,7 +211,7 @@ def run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits: 
                         os.fsync(f.fileno())  # a row on disk survives a crash of the batch right after
                     rows.append(row)
 
-                _grade_all(todo, jobs, record, outputs, (limits, sandbox_mode, tasks, seed), total - len(todo))
+                _grade_all(todo, jobs, record, outputs, (limits, sandbox_mode, tasks, seed, bonus), total - len(todo))
         except SandboxUnavailable as exc:
             print(f"grader error: {exc}; the batch stopped: nothing was graded without the sandbox"
                   f" ({len(rows)} row(s) graded before are in {csv_path})", file=sys.stderr)

@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from grader.cli import EXIT_OK, Parser, add_grading_options, limits_of, run_command, tasks_of
+from grader.cli import EXIT_OK, Parser, add_grading_options, bonus_of, limits_of, run_command, tasks_of
 from grader.grading import GraderFailure
 from grader.tasks import TASK_NAMES
 from instructor.exports import PLATFORMS
@@ -84,13 +84,14 @@ def check_requirements() -> None:
 
 def run(args: argparse.Namespace) -> int:
     limits, tasks = limits_of(args), tasks_of(args)
+    bonus = bonus_of(args, tasks)
     check_requirements()
     if not args.batch and (args.csv or args.resume or args.only or args.feedback):
         raise GraderFailure("--csv, --resume, --only and --feedback go with --batch DIR")
     if args.gradescope_bundle:
         from instructor.exports import make_bundle
 
-        make_bundle(args.gradescope_bundle, tasks)
+        make_bundle(args.gradescope_bundle, tasks, bonus)
         print(f"wrote {args.gradescope_bundle}: upload it as the autograder in Gradescope's"
               " 'Configure Autograder' page (base image: Ubuntu 22.04 or later). "
               + worst_case_text(PLATFORMS["gradescope"], tasks))
@@ -107,6 +108,10 @@ def run(args: argparse.Namespace) -> int:
     if args.classroom50:
         from instructor.exports import make_classroom50
 
+        if bonus:
+            raise GraderFailure("--bonus: Classroom 50's result.json has no bonus points (its max-score is the sum"
+                                " of its tests'); make the bonus task an assignment of its own: --classroom50 DIR"
+                                " --tasks " + ",".join(bonus))
         make_classroom50(args.classroom50, tasks)
         print(f"wrote {args.classroom50}: commit its contents to the course's classroom50 repository as"
               " CLASSROOM/autograders/ASSIGNMENT/ (see docs/platforms.md). "
@@ -122,4 +127,4 @@ def run(args: argparse.Namespace) -> int:
 
     return run_batch(args.batch, args.csv, jobs=args.jobs, resume=args.resume, limits=limits,
                      sandbox_mode=args.sandbox or "bwrap", tasks=tasks, seed=args.seed, only=args.only,
-                     feedback=args.feedback, feedback_format=args.feedback_format)
+                     feedback=args.feedback, feedback_format=args.feedback_format, bonus=bonus)

@@ -100,18 +100,18 @@ def grading_files(extra: list[str] = ()) -> list[tuple[Path, str]]:
             for pattern in [*INCLUDE, *extra] for file in sorted(REPO.glob(pattern))]
 
 
-def gradescope_scripts(tasks: list[str] | None) -> dict[str, str]:
+def gradescope_scripts(tasks: list[str] | None, bonus: list[str] | None = None) -> dict[str, str]:
     """setup.sh and run_autograder, filled in."""
     return {"setup.sh": fill("setup.sh", cpu_wheels=CPU_WHEELS,
                              requirements=" ".join(map(shlex.quote, grading_requirements()))),
-            "run_autograder": fill("run_autograder", tasks=",".join(tasks or TASK_NAMES),
+            "run_autograder": fill("run_autograder", tasks=",".join(tasks or TASK_NAMES), bonus=",".join(bonus or []),
                                    limits=limit_options(PLATFORMS["gradescope"].limits))}
 
 
-def make_bundle(path: Path, tasks: list[str] | None = None) -> None:
-    """Write the Gradescope autograder zip grading ``tasks`` (None: all). Nothing is left at ``path``
-    if it cannot be made."""
-    scripts = gradescope_scripts(tasks)
+def make_bundle(path: Path, tasks: list[str] | None = None, bonus: list[str] | None = None) -> None:
+    """Write the Gradescope autograder zip grading ``tasks`` (None: all), ``bonus`` among them counting
+    in the score only. Nothing is left at ``path`` if it cannot be made."""
+    scripts = gradescope_scripts(tasks, bonus)
     files = grading_files()
     path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as bundle:

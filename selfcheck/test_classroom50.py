@@ -23,8 +23,9 @@ import pytest
 from grader.paths import REFERENCE
 
 from instructor.exports import CLASSROOM50_MADE_BY
+from instructor import release
 from instructor.classroom50 import NAME_BYTES, SCHEMA, result_json
-from selfcheck.harness import REPO
+from selfcheck.harness import REPO, VARIANTS, materialize
 
 EXIT_GRADER_ERROR = 3
 RUNNER_ENV = {
@@ -187,6 +188,25 @@ def test_syntax_error_is_a_graded_zero_for_its_task_only(folders, tmp_path):
     tasks = by_task(result)
     assert all(t["passed"] for t in tasks["MLP"])
     assert all(not t["passed"] and "SyntaxError" in t["message"] for t in tasks["Cost"]), tasks["Cost"][:2]
+
+
+def test_the_job_leaves_nothing_of_the_reference_where_the_student_sees_it(folders, tmp_path):
+    """What a student can read of the grade job: its log (stdout, stderr), result.json, release-body.md
+    and their own checkout. None of it may hold a statement of the reference, and the job writes
+    nothing else into the checkout. (Whether a student can read the autograder folder itself depends on
+    Classroom 50's runner: docs/security.md.)"""
+    work = checkout(tmp_path / "dave")
+    (work / "exercises" / "mlp_block.py").write_text(materialize(VARIANTS / "mlp_block" / "missing_biases.py",
+                                                                 "mlp_block"))
+    before = {p.relative_to(work) for p in work.rglob("*")}
+    proc = run_autograder(folders["all"], work)
+    graded(work, proc)
+    after = {p.relative_to(work) for p in work.rglob("*") if "__pycache__" not in p.parts}
+    assert after - before == {Path("result.json"), Path("release-body.md")}, sorted(after - before)
+    seen = proc.stdout + proc.stderr + (work / "result.json").read_text() + (work / "release-body.md").read_text()
+    reference = set().union(*release.reference_functions().values())  # its own code, not the stubs' scaffolding
+    leaked = sorted(s for s in reference if s in seen)
+    assert not leaked, leaked[:5]
 
 
 # ------------------------------------------------------------------------- infrastructure errors

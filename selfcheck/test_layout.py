@@ -143,7 +143,7 @@ def filled_scripts() -> dict[str, str]:
     scripts = {}
     for tasks in (None, ["mlp", "cost"]):
         label = ",".join(tasks or ["all"])
-        for name, text in exports.gradescope_scripts(tasks).items():
+        for name, text in exports.gradescope_scripts(tasks, ["cost"] if tasks else None).items():
             scripts[f"{name} ({label})"] = text
         scripts[f"autograder.py ({label})"] = exports.classroom50_script(tasks)
     return scripts
