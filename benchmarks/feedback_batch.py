@@ -2,7 +2,7 @@
 
 Builds one batch folder (a correct hand-in, three typical mistakes, the untouched stubs, a file that
 does not import, an endless loop in ``MLP.forward``, and a hand-in that prints a megabyte per call),
-grades it with ``python -m instructor --batch`` (all four tasks, short limits so the loop costs
+grades it with ``python -m instructor --batch`` (every task, short limits so the loop costs
 seconds), and prints each feedback file's size and line count, and the batch's wall time.
 
     python benchmarks/feedback_batch.py                         # this checkout
@@ -32,9 +32,10 @@ def build(folder: Path) -> None:
         sub = folder / name
         sub.mkdir(parents=True)
         (sub / "mlp_block.py").write_text(mlp_block)
-        if with_others:
-            shutil.copy(EXERCISES / "mlp_cost.py", sub / "mlp_cost.py")
-            shutil.copy(EXERCISES / "triton_swiglu.py", sub / "triton_swiglu.py")
+        if with_others:  # the stubs of every other exercise, untouched
+            for stub in EXERCISES.glob("*.py"):
+                if stub.name != "mlp_block.py":
+                    shutil.copy(stub, sub / stub.name)
 
     reference = reference_file("mlp_block").read_text()
     hand_in("correct", reference)

@@ -24,6 +24,7 @@ TASKS = (
     Task("glu", "GLU", "mlp_block", "test_mlp.py"),
     Task("swiglu", "SwiGLU", "triton_swiglu", "test_triton_swiglu.py"),
     Task("cost", "Cost", "mlp_cost", "test_cost.py"),
+    Task("gated", "Fused gated MLP", "triton_gated_mlp", "test_triton_gated_mlp.py"),
 )
 TASK_NAMES = tuple(task.name for task in TASKS)
 TASK_TITLES = {task.name: task.title for task in TASKS}

@@ -36,6 +36,7 @@ from instructor.exports import CPU_WHEELS, PLATFORMS
 from grader.cli import EXIT_GRADER_ERROR, EXIT_OK
 from grader.grading import TASK_TITLES, Grade, GraderFailure, grade
 from grader.safe_text import markdown_cell, printable
+from grader.tasks import TASKS
 
 SCHEMA = "classroom50/result/v1"
 RESULT, RELEASE_BODY = "result.json", "release-body.md"
@@ -114,7 +115,8 @@ def _module(requirement: str) -> str:
 
 def ensure_requirements(requirements: list[str], tasks: list[str]) -> None:
     """Every requirement importable; on a GitHub Actions runner, pip installs what is missing once."""
-    needed = [r for r in requirements if _module(r) != "triton" or "swiglu" in tasks]
+    needed = [r for r in requirements if _module(r) != "triton" or any(t.exercise.startswith("triton_") for t in TASKS
+                                                                        if t.name in tasks)]
     missing = [r for r in needed if importlib.util.find_spec(_module(r)) is None]
     if not missing:
         return

@@ -50,8 +50,8 @@ class Platform:
 # stops the whole grade job after 15, installs (CPU torch, about 190 MB per submission) included.
 # overall_timeout counts every task's budget, three child start-ups and two minutes of slack.
 PLATFORMS = {
-    "gradescope": Platform("Gradescope", 600, Limits(call_timeout=20, budget=60, startup_timeout=60)),
-    "classroom50": Platform("Classroom 50", 900, Limits(call_timeout=30, budget=75, startup_timeout=60), setup=240),
+    "gradescope": Platform("Gradescope", 600, Limits(call_timeout=20, budget=50, startup_timeout=60)),
+    "classroom50": Platform("Classroom 50", 900, Limits(call_timeout=30, budget=60, startup_timeout=60), setup=240),
 }
 
 

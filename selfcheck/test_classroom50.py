@@ -160,7 +160,7 @@ def test_names_cut_to_100_bytes_unique_and_messages_escaped():
 def test_reference_gets_full_marks_on_every_task(folders, tmp_path):
     work = checkout(tmp_path / "alice", reference=True)
     result = graded(work, run_autograder(folders["all"], work))
-    assert set(by_task(result)) == {"MLP", "GLU", "SwiGLU", "Cost"}
+    assert set(by_task(result)) == {"MLP", "GLU", "SwiGLU", "Cost", "Fused gated MLP"}
     assert result["score"] == result["max-score"] > 0
     body = (work / "release-body.md").read_text(encoding="utf-8")
     assert body.startswith(f"### Grade: {result['score']}/{result['max-score']} points") and "Sandboxed: yes" in body

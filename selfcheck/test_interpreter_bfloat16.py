@@ -84,16 +84,59 @@ print(json.dumps(result))
 """
 
 
-def test_bfloat16_matches_pytorch_element_by_element():
+def in_fresh_python(code: str) -> dict:
+    """Run ``code`` in a new interpreter with Triton's interpreter on: the JSON it prints last."""
     env = dict(os.environ, TRITON_INTERPRET="1", CUDA_VISIBLE_DEVICES="")
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    proc = subprocess.run([sys.executable, "-c", CHILD], cwd=repo, env=env, capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-c", code], cwd=repo, env=env, capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_bfloat16_matches_pytorch_element_by_element():
+    result = in_fresh_python(CHILD)
     assert result["nan inputs"] > 0  # the special values really were there
     mismatches = {k: v for k, v in result.items() if k not in ("elements", "nan inputs") and v}
     assert not mismatches, f"bfloat16 results that differ from PyTorch's (of {result['elements']}): {mismatches}"
+
+
+DOT_CHILD = r"""
+import json
+from grader import probes
+import torch, triton, triton.language as tl
+
+probes._guard_triton()
+
+
+@triton.jit
+def gemm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.program_id(1) * BN + tl.arange(0, BN)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        ks = k0 + tl.arange(0, BK)
+        a = tl.load(a_ptr + rows[:, None] * K + ks[None, :], mask=(rows[:, None] < M) & (ks[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + ks[:, None] * N + cols[None, :], mask=(ks[:, None] < K) & (cols[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)  # bfloat16 tiles, float32 accumulator
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc, mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+g = torch.Generator().manual_seed(0)
+a = torch.randn(37, 45, generator=g).bfloat16()
+b = torch.randn(45, 29, generator=g).bfloat16()
+c = torch.empty(37, 29)
+gemm[(3, 2)](a, b, c, 37, 29, 45, BM=16, BN=16, BK=16)
+want = a.float() @ b.float()  # the same bfloat16 values, multiplied and summed in float32
+print(json.dumps({"max_error": (c - want).abs().max().item(), "scale": want.abs().max().item()}))
+"""
+
+
+def test_bfloat16_dot_accumulates_exact_products_in_float32():
+    """tl.dot on bfloat16 tiles: the stock interpreter multiplies the uint16 bit patterns (errors of 1e21);
+    the grader's patch must agree with torch.matmul in float32 of the same values, to float32 rounding."""
+    result = in_fresh_python(DOT_CHILD)
+    assert result["max_error"] <= 1e-5 * result["scale"], result
 
 
 @pytest.mark.parametrize("version", ["3.7.1", "3.10.0", "4.0.0", "nightly"])

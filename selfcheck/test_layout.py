@@ -163,7 +163,7 @@ def test_shell_scripts_pass_bash_n_and_shellcheck(name, tmp_path):
 
 def test_the_run_autograder_grades_the_tasks_it_was_made_for():
     assert 'TASKS="mlp,cost"' in filled_scripts()["run_autograder (mlp,cost)"]
-    assert 'TASKS="mlp,glu,swiglu,cost"' in filled_scripts()["run_autograder (all)"]
+    assert 'TASKS="mlp,glu,swiglu,cost,gated"' in filled_scripts()["run_autograder (all)"]
 
 
 @pytest.mark.parametrize("label", ["all", "mlp,cost"])
@@ -173,7 +173,7 @@ def test_the_classroom50_autograder_parses_and_names_its_tasks(label):
     values = {node.targets[0].id: ast.literal_eval(node.value) for node in tree.body
               if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
               and isinstance(node.value, (ast.List, ast.Constant))}
-    assert values["TASKS"] == (["mlp", "glu", "swiglu", "cost"] if label == "all" else ["mlp", "cost"])
+    assert values["TASKS"] == (["mlp", "glu", "swiglu", "cost", "gated"] if label == "all" else ["mlp", "cost"])
     assert all(isinstance(r, str) for r in values["REQUIREMENTS"]) and values["REQUIREMENTS"]
 
 

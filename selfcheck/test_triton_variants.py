@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import pytest
 
-from selfcheck.harness import expected_failures
 from selfcheck.variant_checks import VariantChecks
 
 pytest.importorskip("triton", reason="Triton is not installed (Linux only): the fused SwiGLU suite skips too")
@@ -22,15 +21,7 @@ ONLY_NAMED = {"float32_for_float64"}
 WHOLE_SUITE = {"missing_mask"} | ONLY_NAMED
 
 
-def fails_only_what_it_names(variant, outcomes) -> list[str]:
-    if variant.stem not in ONLY_NAMED:
-        return []
-    named = expected_failures(variant)
-    return [f"{variant.name}: {test_id} {outcome.status} as well: {outcome.message[:200]}"
-            for test_id, outcome in outcomes.items() if outcome.status != "passed" and test_id not in named]
-
-
 class TestTritonVariants(VariantChecks):
     suite, exercise, min_wrong, min_correct = "test_triton_swiglu.py", "triton_swiglu", 8, 2
     whole_suite = WHOLE_SUITE
-    extra_problems = staticmethod(fails_only_what_it_names)
+    only_named = frozenset(ONLY_NAMED)

@@ -31,7 +31,8 @@ class VariantChecks:
             suite, exercise, min_wrong, min_correct = "test_mlp.py", "mlp_block", 18, 5
 
     ``whole_suite``: wrong variants that get every test rather than only those they name (``None``:
-    all of them). ``extra_problems(variant, outcomes)``: exercise-specific demands on the messages.
+    all of them). ``only_named``: wrong variants that must fail nothing but the tests they name (one
+    mistake, one charge). ``extra_problems(variant, outcomes)``: exercise-specific demands on the messages.
     """
 
     suite: str
@@ -39,6 +40,7 @@ class VariantChecks:
     min_wrong: int
     min_correct: int
     whole_suite: Iterable[str] | None = None
+    only_named: frozenset[str] = frozenset()  # mistakes of one property: they may fail their named tests only
     extra_problems: Callable[[object, dict], list[str]] | None = None
 
     @classmethod
@@ -117,6 +119,10 @@ class VariantChecks:
         if missing:
             problems.append(f"{variant.name}: {len(missing)} tests never reported (did the run crash?):"
                             f" {missing[:5]}")
+        if variant.stem in self.only_named:
+            named = expected_failures(variant)
+            problems += [f"{variant.name}: {test_id} {outcome.status} as well: {outcome.message[:200]}"
+                         for test_id, outcome in outcomes.items() if outcome.status != "passed" and test_id not in named]
         if self.extra_problems is not None:
             problems += type(self).extra_problems(variant, outcomes)
         assert not problems, "\n".join(problems)

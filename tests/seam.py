@@ -38,7 +38,7 @@ from grader.paths import EXERCISES, SNAPSHOT_SEED, display_path, reference_file,
 TARGET_ENV = "EXERCISE_TARGET"
 DEFAULT_TARGET = "exercises"
 SANDBOX_PREFIX = "sandbox:"
-ISOLATED_EXERCISES = frozenset({"triton_swiglu"})
+ISOLATED_EXERCISES = frozenset({"triton_swiglu", "triton_gated_mlp"})
 
 
 def exercise_file(target: str, exercise: str) -> Path:

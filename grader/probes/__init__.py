@@ -20,7 +20,7 @@ Importing the package registers every probe.
 
 from __future__ import annotations
 
-from grader.probes import blocks, cost, swiglu  # noqa: F401  importing them registers their probes
+from grader.probes import blocks, cost, gated_mlp, swiglu  # noqa: F401  importing them registers their probes
 from grader.probes.core import PROBES, CodeUnderTestError, call, describe_exception, load_module
 from grader.probes.cost import EXACT_COUNTS
 from grader.probes.triton_watch import TritonWatch, _guard_triton, stand_in_backward, stand_in_forward

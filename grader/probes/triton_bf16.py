@@ -100,7 +100,19 @@ def _bfloat16_as_on_gpu(interpreter) -> None:
         exact = np.add(np.multiply(as_float32(x), as_float32(y), dtype=np.float64), as_float32(z))
         return handle(_float_to_bf16(exact), bf16)  # one rounding, as a fused multiply-add
 
+    native_dot = builder.create_dot
+
+    def create_dot(self, a, b, d, input_precision, max_num_imprecise_acc):
+        """tl.dot of bfloat16 tiles as a GPU's tensor cores do it: each product of two bfloat16 values is
+        exact in float32, and the sum is accumulated in float32 (the stock interpreter multiplies the
+        uint16 bit patterns). A bfloat16 accumulator is rounded once at the end."""
+        if not (is_bf16(a) or is_bf16(b) or is_bf16(d)):
+            return native_dot(self, a, b, d, input_precision, max_num_imprecise_acc)
+        total = np.matmul(np.asarray(as_float32(a), np.float32), np.asarray(as_float32(b), np.float32),
+                          dtype=np.float32) + np.asarray(as_float32(d), np.float32)
+        return handle(_float_to_bf16(total), bf16) if is_bf16(d) else handle(total.astype(np.float32), d.dtype.scalar)
+
     builder.binary_op, builder.unary_op, builder.cast_impl = binary_op, unary_op, cast_impl
-    builder.create_fp_to_fp, builder.create_fma = create_fp_to_fp, create_fma
+    builder.create_fp_to_fp, builder.create_fma, builder.create_dot = create_fp_to_fp, create_fma, create_dot
 
 

@@ -1,0 +1,192 @@
+"""Advanced exercise: a gated MLP's projections fused with their activation, in Triton (TODO 1-5).
+
+A GLU block computes ``Wo(act(Wg(x)) * Wv(x))``. Run eagerly that is two matrix products of the same
+input, each writing its ``(tokens, intermediate)`` result to memory, then an activation and a product
+that read those results back and write two more: the intermediate tensors, the widest in the block,
+make four round trips through memory. Fused, one kernel reads tiles of ``x`` against tiles of both
+weights, keeps the two sums in registers (float32, float64 for float64), and applies the bias, the
+activation and the product to them before a single store: the epilogue of the GEMM, as production
+kernels (and oneDNN's Gated-MLP pattern) do. For a LLaMA-7B layer (hidden 4096, intermediate 11008,
+bfloat16) and 2048 tokens the eager way moves at least 505 MB, the fused one 231 MB; the instructor's
+benchmark script counts it for other sizes.
+
+The forward is where fusion pays: it runs at every step, in training and in inference, and it is
+where the intermediates are made. The backward needs ``act(g)``, ``act'(g)`` and ``v`` anyway; here it
+recomputes the projections with PyTorch matmuls (saving only the inputs, as the fused forward did).
+``Wo`` stays a PyTorch linear layer.
+
+The interface:
+
+* ``gated_projection(x, gate_weight, value_weight, gate_bias=None, value_bias=None, activation="silu")``:
+  ``act(x @ gate_weight.T + gate_bias) * (x @ value_weight.T + value_bias)`` in one kernel launch,
+  for ``x`` of shape ``(..., hidden)`` with any strides, in the dtype of ``x``;
+* ``gated_projection_combined(x, weight, bias=None, activation="silu")``: the same with both weights
+  stored as one ``(2 * intermediate, hidden)`` tensor, the gate's rows first (as checkpoints that fuse
+  the two projections store them), read through offsets and strides, without a copy;
+* ``GatedProjectionFunction``: the autograd Function around the kernel;
+* ``FusedGatedMLP(hidden_dim, intermediate_dim, activation="silu", dropout=0.0)``: a drop-in for
+  ``GLU(hidden_dim, intermediate_dim, activation_fn=...)`` with the same layers (``Wv``, ``Wg``, ``Wo``),
+  so a GLU's state dict loads into it.
+
+Activations (a compile-time choice): ``silu``, ``gelu`` (exact, erf), ``gelu_tanh``, ``relu``, ``sigmoid``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+# Without a GPU, Triton runs kernels in its interpreter, which must be on before triton is imported.
+if "TRITON_INTERPRET" not in os.environ and not torch.cuda.is_available():
+    os.environ["TRITON_INTERPRET"] = "1"
+
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+
+ACTIVATIONS = ("silu", "gelu", "gelu_tanh", "relu", "sigmoid")
+BLOCK_M, BLOCK_N, BLOCK_K = 16, 16, 16  # tl.dot needs at least 16 in each dimension
+COMPUTE_DTYPES = {torch.float64: tl.float64}  # everything else accumulates in float32
+
+
+# ------------------------------------------------------------------------------------------ given
+
+@triton.jit
+def _activation(g, ACTIVATION: tl.constexpr):
+    """act(g) in g's dtype; ACTIVATION is one of ACTIVATIONS, chosen when the kernel is compiled."""
+    if ACTIVATION == "silu":
+        return g * tl.sigmoid(g)
+    elif ACTIVATION == "gelu":
+        return 0.5 * g * (1.0 + tl.math.erf(g * 0.7071067811865476))
+    elif ACTIVATION == "gelu_tanh":
+        inner = 0.7978845608028654 * (g + 0.044715 * g * g * g)
+        return 0.5 * g * (2.0 * tl.sigmoid(2.0 * inner))  # 1 + tanh(z) = 2 * sigmoid(2z)
+    elif ACTIVATION == "relu":
+        return tl.maximum(g, 0.0)
+    else:
+        return tl.sigmoid(g)
+
+
+def _torch_activation(name: str):
+    """The same activations in PyTorch, for the backward (recomputed there, in autograd)."""
+    return {"silu": F.silu, "gelu": F.gelu, "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"),
+            "relu": F.relu, "sigmoid": torch.sigmoid}[name]
+
+
+def _check(x: torch.Tensor, gate_weight: torch.Tensor, value_weight: torch.Tensor, gate_bias, value_bias,
+           activation: str) -> None:
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
+    if not x.is_floating_point():
+        raise TypeError(f"x must be a floating-point tensor, got {x.dtype}")
+    for name, w in (("gate_weight", gate_weight), ("value_weight", value_weight)):
+        if w.dim() != 2 or w.shape[1] != x.shape[-1]:
+            raise ValueError(f"{name} must have shape (intermediate, {x.shape[-1]}), got {tuple(w.shape)}")
+        if w.dtype != x.dtype or w.device != x.device:
+            raise TypeError(f"{name} must match x's dtype and device ({x.dtype}, {x.device}), got {w.dtype}, {w.device}")
+    if value_weight.shape != gate_weight.shape:
+        raise ValueError(f"value_weight's shape {tuple(value_weight.shape)} differs from gate_weight's"
+                         f" {tuple(gate_weight.shape)}")
+    for name, b in (("gate_bias", gate_bias), ("value_bias", value_bias)):
+        if b is not None and (b.shape != (gate_weight.shape[0],) or b.dtype != x.dtype):
+            raise ValueError(f"{name} must have shape ({gate_weight.shape[0]},) and x's dtype, got"
+                             f" {tuple(b.shape)} {b.dtype}")
+
+
+# ------------------------------------------------------------------------------------------ TODO 1
+
+@triton.jit
+def _gated_projection_kernel(
+    x_ptr,                      # (M, K): the tokens, any strides
+    gate_weight_ptr,            # (N, K): Wg's weight, one row per output
+    value_weight_ptr,           # (N, K): Wv's weight
+    gate_bias_ptr,              # (N,) when HAS_BIAS
+    value_bias_ptr,             # (N,) when HAS_BIAS
+    out_ptr,                    # (M, N): act(x Wg^T + bg) * (x Wv^T + bv)
+    M, N, K,                    # tokens, intermediate width, hidden width
+    stride_xm, stride_xk,
+    stride_gn, stride_gk,
+    stride_vn, stride_vk,
+    stride_om, stride_on,
+    HAS_BIAS: tl.constexpr,
+    ACTIVATION: tl.constexpr,
+    COMPUTE_DTYPE: tl.constexpr,  # tl.float32, or tl.float64 for float64 inputs
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
+    # TODO 1: program (pid_m, pid_n) computes the (BLOCK_M, BLOCK_N) tile of out at those block indices.
+    #  - rows and cols of the tile; two accumulators of zeros in COMPUTE_DTYPE (gate and value);
+    #  - a loop over K in steps of BLOCK_K: load a (BLOCK_M, BLOCK_K) tile of x and (BLOCK_K, BLOCK_N)
+    #    tiles of both weights' transposes (element (k, n) is weight[n, k]), masking what lies past M, N
+    #    or K (the last step runs past K unless BLOCK_K divides it: load 0 there); accumulate with tl.dot;
+    #  - if HAS_BIAS, add the biases to the accumulators (inside the activation: act(x Wg^T + bg));
+    #  - out = _activation(gate, ACTIVATION) * value, stored once in out's dtype, masked.
+    pass
+
+# ------------------------------------------------------------------------------------------ TODO 2
+
+def gated_projection(x: torch.Tensor, gate_weight: torch.Tensor, value_weight: torch.Tensor,
+                     gate_bias: torch.Tensor | None = None, value_bias: torch.Tensor | None = None,
+                     activation: str = "silu") -> torch.Tensor:
+    """act(x @ gate_weight.T + gate_bias) * (x @ value_weight.T + value_bias), one kernel launch."""
+    _check(x, gate_weight, value_weight, gate_bias, value_bias, activation)
+    if (gate_bias is None) != (value_bias is None):
+        raise ValueError("gate_bias and value_bias must both be given, or neither")
+    # TODO 2: view x as (M, K) rows (reshape; its strides go to the kernel as they are), allocate the
+    # (M, N) output in x's dtype, launch _gated_projection_kernel on a grid of (cdiv(M, BLOCK_M),
+    # cdiv(N, BLOCK_N)) programs (nothing to launch when M or N is 0), with every stride, HAS_BIAS, the
+    # activation, COMPUTE_DTYPES.get(x.dtype, tl.float32) and the block sizes; return it as (..., N).
+    # Without biases, pass any tensor for the bias pointers: HAS_BIAS=False means they are never read.
+    raise NotImplementedError("gated_projection: TODO 2 in exercises/triton_gated_mlp.py")
+
+# ------------------------------------------------------------------------------------------ TODO 3
+
+def gated_projection_combined(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None,
+                              activation: str = "silu") -> torch.Tensor:
+    """The same, with both weights in one (2 * intermediate, hidden) tensor, the gate's rows first, and
+    both biases in one (2 * intermediate,) tensor: read through offsets and strides, never copied."""
+    if weight.dim() != 2 or weight.shape[0] % 2:
+        raise ValueError(f"weight must have shape (2 * intermediate, hidden), got {tuple(weight.shape)}")
+    # TODO 3: the gate's and the value's weights (and biases) as views of weight (and bias): offsets and
+    # strides, no copy; then gated_projection.
+    raise NotImplementedError("gated_projection_combined: TODO 3 in exercises/triton_gated_mlp.py")
+
+# ------------------------------------------------------------------------------------------ TODO 4
+
+class GatedProjectionFunction(torch.autograd.Function):
+    """The fused projection for autograd: the kernel forward; a backward that recomputes the two
+    projections with PyTorch matmuls (the forward saved only its inputs)."""
+
+    @staticmethod
+    def forward(ctx, x, gate_weight, gate_bias, value_weight, value_bias, activation: str):
+        ctx.save_for_backward(x, gate_weight, gate_bias, value_weight, value_bias)
+        ctx.activation = activation
+        return gated_projection(x, gate_weight, value_weight, gate_bias, value_bias, activation)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, gate_weight, gate_bias, value_weight, value_bias = ctx.saved_tensors
+        # TODO 4: the gradients of x, gate_weight, gate_bias, value_weight and value_bias (None for an
+        # input that needs none, and for activation): recompute g = x Wg^T + bg and v = x Wv^T + bv with
+        # PyTorch (F.linear), then either differentiate _torch_activation(ctx.activation)(g) * v with
+        # torch.autograd.grad under torch.enable_grad(), or write the chain rule out by hand.
+        raise NotImplementedError("GatedProjectionFunction.backward: TODO 4 in exercises/triton_gated_mlp.py")
+
+
+# ------------------------------------------------------------------------------------------ TODO 5
+
+class FusedGatedMLP(nn.Module):
+    """Wo(act(Wg(x)) * Wv(x)) with the fused projection, then dropout: GLU's layers and names."""
+
+    def __init__(self, hidden_dim: int, intermediate_dim: int, activation: str = "silu", dropout: float = 0.0) -> None:
+        super().__init__()
+        # TODO 5: check activation (a ValueError naming it), keep it, and build GLU's layers: Wv and Wg
+        # (hidden_dim -> intermediate_dim), Wo (back to hidden_dim), all with biases, and the dropout.
+        raise NotImplementedError("FusedGatedMLP.__init__: TODO 5 in exercises/triton_gated_mlp.py")
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # TODO 5: GatedProjectionFunction on x and the Wg, Wv parameters, then Wo, then dropout.
+        raise NotImplementedError("FusedGatedMLP.forward: TODO 5 in exercises/triton_gated_mlp.py")

@@ -1,0 +1,66 @@
+"""The fused gated-MLP probes (exercises/triton_gated_mlp.py): the projection kernel and the block, watched."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import torch
+
+from grader.probes.core import CodeUnderTestError, _cpu, _stage, probe
+from grader.probes.swiglu import _describe_result, _NaNForFreshMemory, _place
+from grader.probes.triton_watch import TritonWatch, _check_triton_ready, _exercise_function, _watched_stage
+
+
+@probe
+def gated_projection_run(module: ModuleType, x: torch.Tensor, gate_weight: torch.Tensor, value_weight: torch.Tensor,
+                         gate_bias: torch.Tensor | None = None, value_bias: torch.Tensor | None = None,
+                         activation: str = "silu", layout: str = "contiguous", combined: bool = False,
+                         device: str = "cpu") -> dict:
+    """gated_projection(x, ...) on ``x`` built here in ``layout``; with ``combined``,
+    gated_projection_combined(x, cat(weights), cat(biases)) instead."""
+    name = "gated_projection_combined" if combined else "gated_projection"
+    _check_triton_ready(name)
+    fn = _exercise_function(module, name)
+    xv, _ = _place(x, layout, device)
+    weights = [t.to(device) if t is not None else None for t in (gate_weight, value_weight, gate_bias, value_bias)]
+    wg, wv, bg, bv = weights
+    if combined:
+        bias = None if bg is None else torch.cat([bg, bv])
+        args = (xv, torch.cat([wg, wv]), bias)
+    else:
+        args = (xv, wg, wv, bg, bv)
+    before = xv.clone()
+    with TritonWatch(module) as watch, _NaNForFreshMemory():
+        result = _watched_stage(watch, name, fn, *args, activation=activation)
+    if not isinstance(result, torch.Tensor):
+        raise CodeUnderTestError(name, TypeError(f"returned {_describe_result(result)}, not a Tensor"))
+    return {"out": _cpu(result), "kernels": watch.ours(), "foreign_kernels": watch.foreign(),
+            "input_changed": not torch.equal(xv, before)}
+
+
+@probe
+def gated_module_run(module: ModuleType, hidden: int, intermediate: int, activation: str, weights: dict,
+                     x: torch.Tensor, grad_out: torch.Tensor, dropout: float = 0.0, train: bool = False,
+                     device: str = "cpu") -> dict:
+    """FusedGatedMLP built, given ``weights`` (GLU's names) and run forward (and backward with
+    ``grad_out``): its layer names, output, and the gradients of x and of every parameter."""
+    cls = getattr(module, "FusedGatedMLP", None)
+    if cls is None:
+        raise CodeUnderTestError("FusedGatedMLP", AttributeError(f"{module.__name__} defines no class FusedGatedMLP"))
+    _check_triton_ready("FusedGatedMLP.forward")
+    block = _stage("FusedGatedMLP.__init__", cls, hidden, intermediate, activation=activation, dropout=dropout)
+    names = sorted(block.state_dict())
+    block = block.to(device=device, dtype=x.dtype)
+    _stage("FusedGatedMLP.load_state_dict", block.load_state_dict, {k: v.to(device) for k, v in weights.items()})
+    block.train(train)
+    xi = x.to(device).clone().requires_grad_(True)
+    with TritonWatch(module) as watch, _NaNForFreshMemory():
+        out = _watched_stage(watch, "FusedGatedMLP.forward", block, xi)
+    if not isinstance(out, torch.Tensor):
+        raise CodeUnderTestError("FusedGatedMLP.forward", TypeError(f"returned {_describe_result(out)}, not a Tensor"))
+    evidence = {"names": names, "out": _cpu(out), "kernels": watch.ours()}
+    if not train:
+        _stage("GatedProjectionFunction.backward", out.backward, grad_out.to(device=device, dtype=out.dtype))
+        evidence["grad_x"] = _cpu(xi.grad)
+        evidence["grads"] = {n: _cpu(p.grad) for n, p in block.named_parameters()}
+    return evidence

@@ -1,0 +1,17 @@
+"""Wrong: the sums are kept in the inputs' dtype, each step's tl.dot rounded into them: 16-bit accumulation."""
+
+EXPECT_FAILURES = {
+    "test_forward_16bit[bfloat16]": "accumulating in 16 bits",
+    "test_forward_16bit[float16]": "accumulating in 16 bits",
+}
+
+EDITS = [
+    ("    gate = tl.zeros((BLOCK_M, BLOCK_N), dtype=COMPUTE_DTYPE)\n    value = tl.zeros((BLOCK_M, BLOCK_N), dtype=COMPUTE_DTYPE)\n",
+     "    gate = tl.zeros((BLOCK_M, BLOCK_N), dtype=out_ptr.dtype.element_ty)\n"
+     "    value = tl.zeros((BLOCK_M, BLOCK_N), dtype=out_ptr.dtype.element_ty)\n"),
+    ("        gate = tl.dot(x, wg, gate)\n        value = tl.dot(x, wv, value)\n",
+     "        gate += tl.dot(x, wg).to(out_ptr.dtype.element_ty)\n"
+     "        value += tl.dot(x, wv).to(out_ptr.dtype.element_ty)\n"
+     "    gate = gate.to(COMPUTE_DTYPE)\n"
+     "    value = value.to(COMPUTE_DTYPE)\n"),
+]

@@ -1,0 +1,15 @@
+"""Wrong: the gate's bias is added after the activation, act(x Wg^T) + bg, instead of inside it."""
+
+EXPECT_FAILURES = {
+    "test_forward_float32[silu]": "bias is added after the activation",
+    "test_forward_float32[gelu]": "bias is added after the activation",
+}
+
+EDITS = [
+    ("        gate += tl.load(gate_bias_ptr + cols, mask=cols < N, other=0.0).to(COMPUTE_DTYPE)[None, :]\n", ""),
+    ("    out = _activation(gate, ACTIVATION) * value\n",
+     "    out = _activation(gate, ACTIVATION) * value\n"
+     "    if HAS_BIAS:\n"
+     "        out = (_activation(gate, ACTIVATION)\n"
+     "               + tl.load(gate_bias_ptr + cols, mask=cols < N, other=0.0).to(COMPUTE_DTYPE)[None, :]) * value\n"),
+]

@@ -1,0 +1,12 @@
+"""Wrong: the combined weight's value rows are taken as the gate's, and the gate's as the value's."""
+
+EXPECT_FAILURES = {
+    "test_combined_weight": "the halves are swapped",
+}
+
+EDITS = [
+    ("    gate_bias, value_bias = (None, None) if bias is None else (bias[:n], bias[n:])\n"
+     "    return gated_projection(x, weight[:n], weight[n:], gate_bias, value_bias, activation)\n",
+     "    gate_bias, value_bias = (None, None) if bias is None else (bias[n:], bias[:n])\n"
+     "    return gated_projection(x, weight[n:], weight[:n], gate_bias, value_bias, activation)\n"),
+]

@@ -1,0 +1,10 @@
+"""Wrong: the activation goes on the value's sum, act(x Wv^T + bv) * (x Wg^T + bg)."""
+
+EXPECT_FAILURES = {
+    "test_forward_float32[silu]": "the activation is on the value",
+    "test_forward_without_bias": "the activation is on the value",
+}
+
+EDITS = [
+    ("    out = _activation(gate, ACTIVATION) * value\n", "    out = _activation(value, ACTIVATION) * gate\n"),
+]

@@ -1,0 +1,318 @@
+"""Graded tests for exercises/triton_gated_mlp.py: the gated projection as one kernel (TODO 1-3), its
+backward (TODO 4) and the FusedGatedMLP block (TODO 5).
+
+Run: ``pytest tests/test_triton_gated_mlp.py`` (``-m gated``). Without a GPU the kernel runs in
+Triton's interpreter, whose loads and stores the suite checks, and whose bfloat16 ``tl.dot`` multiplies
+as a GPU does (``grader/probes/``). Every expected value is computed here, in float64, from the
+formula ``act(x Wg^T + bg) * (x Wv^T + bv)`` on the very inputs the code under test got; a wrong value
+is compared with the mistakes students make (bias after the activation, gate and value swapped, the
+K remainder dropped, the combined weight's halves swapped) to say which it is.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+pytest.importorskip(
+    "triton", reason="Triton is not installed: it ships for Linux only, so the fused gated-MLP exercise"
+                     " cannot run on macOS or Windows (the other suites do)")
+
+from tests.checks import describe_mismatch, fail  # noqa: E402
+from tests.seam import format_error  # noqa: E402
+
+pytestmark = pytest.mark.gated
+
+EXERCISE = "triton_gated_mlp"
+TOKENS, HIDDEN, INTERMEDIATE = 37, 45, 29  # no multiple of the 16-wide tiles: every edge is masked
+ACTIVATIONS = ("silu", "gelu", "gelu_tanh", "relu", "sigmoid")
+KERNEL = "_gated_projection_kernel"
+FLOAT32_RTOL = 2.0**-16  # float32 accumulation over 45 products: a few ulp of the largest sum
+WIDE_HIDDEN = 509  # 16 bits: 32 steps of the K loop, so that summing in 16 bits shows against eager's 4 roundings
+
+
+def torch_activation(name: str):
+    return {"silu": F.silu, "gelu": F.gelu, "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"),
+            "relu": F.relu, "sigmoid": torch.sigmoid}[name]
+
+
+def inputs(gen: torch.Generator, dtype=torch.float32, tokens: int = TOKENS, bias: bool = True,
+           hidden: int = HIDDEN) -> dict:
+    def draw(*shape, scale=1.0):
+        return (torch.randn(*shape, generator=gen, dtype=torch.float64) * scale).to(dtype)
+
+    case = {"x": draw(tokens, hidden), "gate_weight": draw(INTERMEDIATE, hidden, scale=hidden**-0.5),
+            "value_weight": draw(INTERMEDIATE, hidden, scale=hidden**-0.5)}
+    if bias:
+        case.update(gate_bias=draw(INTERMEDIATE), value_bias=draw(INTERMEDIATE))
+    return case
+
+
+def formula(case: dict, activation: str, *, k: int | None = None, swap: bool = False,
+            bias_after: bool = False) -> torch.Tensor:
+    """The right answer in float64 (or a named mistake's): ``k`` sums only the first k of the hidden
+    products; ``swap`` puts the activation on the value; ``bias_after`` adds the gate's bias after it."""
+    x, wg, wv = (case[n].double() for n in ("x", "gate_weight", "value_weight"))
+    bg = case["gate_bias"].double() if case.get("gate_bias") is not None else torch.zeros(wg.shape[0], dtype=x.dtype)
+    bv = case["value_bias"].double() if case.get("value_bias") is not None else torch.zeros(wv.shape[0], dtype=x.dtype)
+    if k is not None:
+        x, wg, wv = x[:, :k], wg[:, :k], wv[:, :k]
+    if swap:
+        wg, wv, bg, bv = wv, wg, bv, bg
+    act = torch_activation(activation)
+    gate = act(x @ wg.T) + bg if bias_after else act(x @ wg.T + bg)
+    return gate * (x @ wv.T + bv)
+
+
+def likely_mistake(got: torch.Tensor, case: dict, activation: str) -> str:
+    """The named mistake ``got`` matches to float32 precision, or a general pointer."""
+    named = [("the activation is on the value: act(x Wv^T + bv) * (x Wg^T + bg); the gate gets it",
+              formula(case, activation, swap=True)),
+             ("the gate's bias is added after the activation; it belongs inside: act(x Wg^T + bg)",
+              formula(case, activation, bias_after=True)),
+             ("the last, partial step of the K loop is missing: loop over range(0, K, BLOCK_K) and mask"
+              " the ks past K (loading 0 there), so the remainder still counts",
+              formula(case, activation, k=(case["x"].shape[-1] // 16) * 16))]
+    for hint, candidate in named:
+        if torch.allclose(got.double(), candidate, rtol=1e-4, atol=1e-4 * candidate.abs().max().item()):
+            return hint
+    if torch.isnan(got).any():
+        return ("some elements were never written (NaN, what fresh memory holds in these tests): does every"
+                " program store its whole tile, with the grid cdiv(M, BLOCK_M) x cdiv(N, BLOCK_N)?")
+    return "check the K loop, the tiles' offsets and strides, and the epilogue (bias, activation, product) in TODO 1"
+
+
+def project(target, case: dict, activation: str = "silu", **options) -> dict:
+    evidence = target.evidence(EXERCISE, "gated_projection_run", activation=activation, **{**case, **options})
+    if "error" in evidence:
+        message = format_error(evidence["error"])
+        if "Expected dtype [" in message and ("got fp16" in message or "got bf16" in message):
+            message += (" (the activation ran on 16-bit values: keep the sums in COMPUTE_DTYPE, float32, and apply"
+                        " bias, activation and product there; convert only in tl.store: TODO 1)")
+        fail(message)
+    return evidence
+
+
+def expect_formula(got: torch.Tensor, case: dict, activation: str, what: str, rtol: float, atol: float) -> None:
+    want = formula(case, activation)
+    if got.shape != want.shape:
+        fail(f"{what}: shape {tuple(got.shape)}, expected {tuple(want.shape)} (..., intermediate): TODO 2's"
+             " output allocation and final reshape")
+    if got.dtype != case["x"].dtype:
+        fail(f"{what}: dtype {got.dtype}, expected x's {case['x'].dtype}: allocate the output in x's dtype and"
+             " convert in tl.store")
+    if not torch.allclose(got.double(), want, rtol=rtol, atol=atol * want.abs().max().item(), equal_nan=False):
+        fail(f"{what} differs from act(x Wg^T + bg) * (x Wv^T + bv): {likely_mistake(got, case, activation)}"
+             f" [{describe_mismatch(got, want, rtol, atol * want.abs().max().item())}]")
+
+
+# ------------------------------------------------------------------------------- the kernel
+
+@pytest.mark.points(1)
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_forward_float32(target, gen, activation):
+    case = inputs(gen)
+    got = project(target, case, activation)["out"]
+    expect_formula(got, case, activation, f"gated_projection(activation={activation!r}) in float32 (TODO 1-2)",
+                   FLOAT32_RTOL, FLOAT32_RTOL)
+
+
+@pytest.mark.points(1)
+def test_forward_float64(target, gen):
+    case = inputs(gen, torch.float64)
+    got = project(target, case, "gelu")["out"]
+    want = formula(case, "gelu")
+    if got.dtype == torch.float64 and not torch.allclose(got, want, rtol=1e-12, atol=1e-12 * want.abs().max().item()):
+        if torch.allclose(got, want, rtol=1e-5, atol=1e-5 * want.abs().max().item()):
+            fail("gated_projection in float64 is right to float32 precision only: accumulate in COMPUTE_DTYPE"
+                 " (float64 here: COMPUTE_DTYPES maps it), not in tl.float32 (TODO 1)")
+    expect_formula(got, case, "gelu", "gated_projection in float64 (TODO 1-2)", 1e-12, 1e-12)
+
+
+@pytest.mark.points(1)
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bfloat16", "float16"])
+def test_forward_16bit(target, gen, dtype):
+    case = inputs(gen, dtype, hidden=WIDE_HIDDEN)
+    got = project(target, case, "silu")["out"]
+    want = formula(case, "silu")
+    x, wg, wv, bg, bv = (case[n] for n in ("x", "gate_weight", "value_weight", "gate_bias", "value_bias"))
+    eager = F.silu(F.linear(x, wg, bg)) * F.linear(x, wv, bv)  # PyTorch in 16 bits: four roundings
+    if got.dtype != dtype:
+        fail(f"gated_projection in {dtype}: returned {got.dtype}; allocate the output in x's dtype")
+    # The mean error, not the largest: where a sum nearly cancels, float32 accumulation itself is off by
+    # more than a 16-bit ulp of the tiny result, in the fused kernel as in eager. Summing in float32 and
+    # rounding once gives about half eager's mean error; summing in 16 bits about twice it (12 seeds).
+    error, allowed = (got.double() - want).abs().mean().item(), (eager.double() - want).abs().mean().item()
+    if not error <= allowed:
+        fail(f"gated_projection in {dtype} errs by {error:.3g} on average, PyTorch eager by {allowed:.3g}: is it"
+             f" accumulating in 16 bits? Keep both sums in COMPUTE_DTYPE (tl.zeros(..., dtype=COMPUTE_DTYPE),"
+             " tl.dot into them), apply bias, activation and product there, and convert only in tl.store (TODO 1)")
+
+
+@pytest.mark.points(1)
+@pytest.mark.parametrize("layout", ["transposed", "strided"])
+def test_forward_noncontiguous_x(target, gen, layout):
+    case = inputs(gen)
+    got = project(target, case, "silu", layout=layout)["out"]
+    expect_formula(got, case, "silu", f"gated_projection on a {layout} x (TODO 1-2: pass x's strides as they are,"
+                   " never assume a row is HIDDEN elements apart)", FLOAT32_RTOL, FLOAT32_RTOL)
+
+
+@pytest.mark.points(1)
+def test_forward_without_bias(target, gen):
+    case = inputs(gen, bias=False)
+    got = project(target, case, "relu")["out"]
+    expect_formula(got, case, "relu", "gated_projection without biases (HAS_BIAS=False, TODO 1-2)",
+                   FLOAT32_RTOL, FLOAT32_RTOL)
+
+
+@pytest.mark.points(1)
+def test_forward_3d_input(target, gen):
+    case = inputs(gen, tokens=2 * 3 * 5)
+    case["x"] = case["x"].reshape(2, 15, HIDDEN)
+    flat = {**case, "x": case["x"].reshape(-1, HIDDEN)}
+    got = project(target, case, "silu")["out"]
+    if tuple(got.shape) != (2, 15, INTERMEDIATE):
+        fail(f"gated_projection on x of shape (2, 15, {HIDDEN}): shape {tuple(got.shape)}, expected"
+             f" (2, 15, {INTERMEDIATE}): reshape the (M, N) result to x.shape[:-1] + (N,) (TODO 2)")
+    expect_formula(got.reshape(-1, INTERMEDIATE), flat, "silu", "gated_projection on a 3-d x (TODO 2)",
+                   FLOAT32_RTOL, FLOAT32_RTOL)
+
+
+@pytest.mark.points(2)
+def test_combined_weight(target, gen):
+    case = inputs(gen)
+    evidence = project(target, case, "silu", combined=True)
+    got = evidence["out"]
+    swapped = formula({**case, "gate_weight": case["value_weight"], "value_weight": case["gate_weight"],
+                       "gate_bias": case["value_bias"], "value_bias": case["gate_bias"]}, "silu")
+    if got.shape == swapped.shape and torch.allclose(got.double(), swapped, rtol=1e-4,
+                                                     atol=1e-4 * swapped.abs().max().item()):
+        fail("gated_projection_combined: the halves are swapped: rows [0, intermediate) are the gate's,"
+             " [intermediate, 2 * intermediate) the value's (TODO 3)")
+    expect_formula(got, case, "silu", "gated_projection_combined on one (2 * intermediate, hidden) weight (TODO 3)",
+                   FLOAT32_RTOL, FLOAT32_RTOL)
+
+
+@pytest.mark.points(1)
+def test_kernel_does_the_work(target, gen):
+    case = inputs(gen)
+    evidence = project(target, case, "silu")
+    expect_formula(evidence["out"], case, "silu", "gated_projection (TODO 1-2)", FLOAT32_RTOL, FLOAT32_RTOL)
+    if evidence["kernels"] != [KERNEL] or evidence["foreign_kernels"]:
+        fail(f"gated_projection launched {evidence['kernels'] or 'none'} of this file's kernels and"
+             f" {evidence['foreign_kernels'] or 'no'} others: the whole projection is one launch of {KERNEL}"
+             " (TODO 2), with no PyTorch matmul around it")
+
+
+@pytest.mark.points(1)
+def test_input_unmodified(target, gen):
+    case = inputs(gen)
+    evidence = project(target, case, "silu")
+    expect_formula(evidence["out"], case, "silu", "gated_projection (this test counts once its output is right)",
+                   FLOAT32_RTOL, FLOAT32_RTOL)
+    if evidence["input_changed"]:
+        fail("gated_projection changed x: the kernel may only store into the output (TODO 1)")
+
+
+@pytest.mark.points(1)
+def test_no_tokens(target, gen):
+    full = inputs(gen)
+    expect_formula(project(target, full, "silu")["out"], full, "silu",
+                   "gated_projection (this test counts once its output is right)", FLOAT32_RTOL, FLOAT32_RTOL)
+    case = inputs(gen, tokens=0)
+    got = project(target, case, "silu")["out"]
+    if tuple(got.shape) != (0, INTERMEDIATE):
+        fail(f"gated_projection on 0 tokens: shape {tuple(got.shape)}, expected (0, {INTERMEDIATE}); launch"
+             " nothing when M or N is 0 (TODO 2)")
+
+
+# ------------------------------------------------------------------------------- the block
+
+def glu_weights(gen: torch.Generator, dtype=torch.float64) -> dict:
+    def draw(*shape):
+        return (torch.randn(*shape, generator=gen, dtype=torch.float64) * 0.3).to(dtype)
+
+    return {"Wv.weight": draw(INTERMEDIATE, HIDDEN), "Wv.bias": draw(INTERMEDIATE),
+            "Wg.weight": draw(INTERMEDIATE, HIDDEN), "Wg.bias": draw(INTERMEDIATE),
+            "Wo.weight": draw(HIDDEN, INTERMEDIATE), "Wo.bias": draw(HIDDEN)}
+
+
+def glu_formula(w: dict, x: torch.Tensor, activation: str) -> torch.Tensor:
+    hidden = torch_activation(activation)(F.linear(x, w["Wg.weight"], w["Wg.bias"])) * F.linear(
+        x, w["Wv.weight"], w["Wv.bias"])
+    return F.linear(hidden, w["Wo.weight"], w["Wo.bias"])
+
+
+def module_run(target, gen, activation: str = "gelu", **options) -> tuple[dict, dict, torch.Tensor, torch.Tensor]:
+    weights = glu_weights(gen)
+    x = torch.randn(3, 5, HIDDEN, generator=gen, dtype=torch.float64)
+    grad_out = torch.randn(3, 5, HIDDEN, generator=gen, dtype=torch.float64)
+    evidence = target.evidence(EXERCISE, "gated_module_run", hidden=HIDDEN, intermediate=INTERMEDIATE,
+                               activation=activation, weights=weights, x=x, grad_out=grad_out, **options)
+    if "error" in evidence:
+        fail(format_error(evidence["error"]))
+    return evidence, weights, x, grad_out
+
+
+@pytest.mark.points(1)
+def test_block_has_glus_layers(target, gen):
+    evidence, *_ = module_run(target, gen)
+    want = sorted(glu_weights(gen))
+    if evidence["names"] != want:
+        fail(f"FusedGatedMLP.__init__ (TODO 5): state_dict keys {evidence['names']}, expected {want}: GLU's"
+             " layers Wv, Wg and Wo with biases, so that a GLU's weights load into it")
+
+
+@pytest.mark.points(2)
+@pytest.mark.parametrize("activation", ["silu", "gelu"])
+def test_block_matches_glu(target, gen, activation):
+    evidence, weights, x, _ = module_run(target, gen, activation)
+    want = glu_formula(weights, x, activation)
+    got = evidence["out"]
+    if got.shape == want.shape and not torch.allclose(got, want, rtol=1e-10, atol=1e-10) and torch.allclose(
+            got, want, rtol=1e-5, atol=1e-5):
+        fail(f"FusedGatedMLP(activation={activation!r}) in float64 is right to float32 precision only: the"
+             " projection must accumulate in COMPUTE_DTYPE, float64 here (TODO 1-2)")
+    if got.shape != want.shape or not torch.allclose(got, want, rtol=1e-10, atol=1e-10):
+        detail = describe_mismatch(got, want, 1e-10, 1e-10) if got.shape == want.shape else f"shape {tuple(got.shape)}"
+        fail(f"FusedGatedMLP(activation={activation!r}).forward (TODO 5) differs from GLU with the same weights:"
+             f" Wo(act(Wg(x)) * Wv(x)) through GatedProjectionFunction, then dropout [{detail}]")
+    # Charged here only when gated_projection itself launches the kernel: test_kernel_does_the_work says if not.
+    if evidence["kernels"] != [KERNEL] and project(target, inputs(gen), "silu")["kernels"] == [KERNEL]:
+        fail(f"FusedGatedMLP.forward launched {evidence['kernels'] or 'no kernel'}: the projection must go through"
+             f" GatedProjectionFunction, one launch of {KERNEL} (TODO 5)")
+
+
+@pytest.mark.points(2)
+def test_block_gradients(target, gen):
+    evidence, weights, x, grad_out = module_run(target, gen, "gelu")
+    leaves = {k: v.clone().requires_grad_(True) for k, v in weights.items()}
+    xs = x.clone().requires_grad_(True)
+    glu_formula(leaves, xs, "gelu").backward(grad_out)
+    # The chain rule is what is judged here, so to float32 precision: a forward right to float32 precision
+    # only is test_block_matches_glu's to charge, and would move Wo's gradient by that much.
+    def close(got, want) -> bool:
+        return got is not None and got.shape == want.shape and torch.allclose(
+            got, want, rtol=1e-4, atol=1e-4 * want.abs().max().item())
+
+    wrong = [name for name, p in leaves.items() if not close(evidence["grads"].get(name), p.grad)]
+    if not close(evidence["grad_x"], xs.grad):
+        wrong.insert(0, "x")
+    if not torch.allclose(evidence["out"], glu_formula(weights, x, "gelu"), rtol=1e-5, atol=1e-5):
+        fail("FusedGatedMLP's gradients count once its forward is right: test_block_matches_glu says what differs")
+    if wrong:
+        fail(f"GatedProjectionFunction.backward (TODO 4): the gradients of {', '.join(wrong)} are wrong: with"
+             " g = x Wg^T + bg and v = x Wv^T + bv, d/dv = grad * act(g), d/dg = grad * v * act'(g), then"
+             " through the two linear maps (the biases' gradients sum over the tokens)")
+
+
+@pytest.mark.points(1)
+def test_block_dropout(target, gen):
+    evidence, *_ = module_run(target, gen, "silu", dropout=0.5, train=True)
+    zeros = (evidence["out"] == 0).double().mean().item()
+    # 225 outputs, share 0.5: six standard deviations are 0.2 either side.
+    if not 0.3 <= zeros <= 0.7:
+        fail(f"FusedGatedMLP in training with dropout=0.5: {zeros:.0%} of the outputs are zero, expected about"
+             " half: the dropout goes after Wo, and only in training (TODO 5)")
