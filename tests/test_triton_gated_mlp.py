@@ -142,7 +142,8 @@ def test_forward_16bit(target, gen, dtype):
         fail(f"gated_projection in {dtype}: returned {got.dtype}; allocate the output in x's dtype")
     # The mean error, not the largest: where a sum nearly cancels, float32 accumulation itself is off by
     # more than a 16-bit ulp of the tiny result, in the fused kernel as in eager. Summing in float32 and
-    # rounding once gives about half eager's mean error; summing in 16 bits about twice it (12 seeds).
+    # rounding once gives at most 0.56 of eager's mean error, summing in 16 bits at least 1.86 times it
+    # (30 seeds, bfloat16 and float16: the maintainers' self-check of this rule).
     error, allowed = (got.double() - want).abs().mean().item(), (eager.double() - want).abs().mean().item()
     if not error <= allowed:
         fail(f"gated_projection in {dtype} errs by {error:.3g} on average, PyTorch eager by {allowed:.3g}: is it"
