@@ -38,6 +38,10 @@ PANEL = {
         "flops_multiply_accumulates", "flops_bias_adds_forgotten", "backward_equals_forward",
         "backward_twice_forward", "sizing_rounds_down", "sizing_floors_two_thirds_first", "sizing_multiple_of_ignored",
         "sizing_weights_only_budget", "sizing_no_two_thirds"]),
+    "test_triton_gated_mlp.py": ("triton_gated_mlp", [
+        "k_loop_drops_remainder", "k_mask_missing", "accumulates_in_16bit", "bias_after_activation",
+        "gate_value_swapped", "combined_halves_swapped", "float32_for_float64", "projection_in_pytorch",
+        "backward_drops_gate_bias"]),
 }
 
 

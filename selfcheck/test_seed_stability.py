@@ -52,6 +52,30 @@ def test_points_lost_as_the_policy_table_says(verdicts, name):
                              " python -m selfcheck.grading_policy --write, and check the change is meant")
 
 
+GATED_EXERCISE, GATED_NAMES = PANEL["test_triton_gated_mlp.py"]
+GATED_SEEDS = range(1, 4)  # under Triton's interpreter a run takes seconds: three seeds, not twenty
+
+
+@pytest.fixture(scope="module")
+def gated_verdicts() -> dict:
+    pytest.importorskip("triton", reason="Triton is not installed (Linux only): the gated suite skips too")
+    calls = {(name, seed): (lambda name=name, seed=seed: run_variant(
+        "test_triton_gated_mlp.py", GATED_EXERCISE, VARIANTS / GATED_EXERCISE / f"{name}.py", f"--seed={seed}", **FAST))
+        for name in GATED_NAMES for seed in GATED_SEEDS}
+    with parallel(calls, WORKERS) as futures:
+        return {key: future.result() for key, future in futures.items()}
+
+
+@pytest.mark.parametrize("name", GATED_NAMES)
+def test_gated_points_the_same_under_every_seed_and_as_the_table_says(gated_verdicts, name):
+    points = graded_points("test_triton_gated_mlp.py")
+    want = written_rows("test_triton_gated_mlp.py").get(name)
+    assert want is not None, f"{name} has no row in docs/grading.md: python -m selfcheck.grading_policy --write"
+    for seed in GATED_SEEDS:
+        got = points_lost(points, gated_verdicts[(name, seed)][1])
+        assert got == want, f"{name} under --seed {seed} loses {got}, docs/grading.md says {want}"
+
+
 def test_cost_panel_loses_what_the_policy_table_says():
     measured, written = grade_panel("test_cost.py"), written_rows("test_cost.py")
     differ = {name: (lost, written.get(name)) for name, lost in measured.items() if written.get(name) != lost}

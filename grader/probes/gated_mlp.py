@@ -41,15 +41,18 @@ def gated_projection_run(module: ModuleType, x: torch.Tensor, gate_weight: torch
 @probe
 def gated_module_run(module: ModuleType, hidden: int, intermediate: int, activation: str, weights: dict,
                      x: torch.Tensor, grad_out: torch.Tensor, dropout: float = 0.0, train: bool = False,
-                     device: str = "cpu") -> dict:
+                     run: bool = True, device: str = "cpu") -> dict:
     """FusedGatedMLP built, given ``weights`` (GLU's names) and run forward (and backward with
-    ``grad_out``): its layer names, output, and the gradients of x and of every parameter."""
+    ``grad_out``): its layer names, output, and the gradients of x and of every parameter. Without
+    ``run``: built only, its layer names."""
     cls = getattr(module, "FusedGatedMLP", None)
     if cls is None:
         raise CodeUnderTestError("FusedGatedMLP", AttributeError(f"{module.__name__} defines no class FusedGatedMLP"))
     _check_triton_ready("FusedGatedMLP.forward")
     block = _stage("FusedGatedMLP.__init__", cls, hidden, intermediate, activation=activation, dropout=dropout)
     names = sorted(block.state_dict())
+    if not run:
+        return {"names": names}
     block = block.to(device=device, dtype=x.dtype)
     _stage("FusedGatedMLP.load_state_dict", block.load_state_dict, {k: v.to(device) for k, v in weights.items()})
     block.train(train)

@@ -2,8 +2,6 @@
 
 EXPECT_FAILURES = {
     "test_forward_float64": "float32 precision only",
-    "test_block_matches_glu[silu]": "float32 precision only",
-    "test_block_matches_glu[gelu]": "float32 precision only",
 }
 
 EDITS = [
