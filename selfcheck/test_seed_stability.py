@@ -16,17 +16,33 @@ from selfcheck.grading_policy import PANEL, grade_panel, points_lost, graded_poi
 from selfcheck.harness import VARIANTS, parallel, run_variant
 from selfcheck.variant_checks import FAST, WORKERS
 
-EXERCISE, NAMES = PANEL["test_mlp.py"]
+_, NAMES = PANEL["test_mlp.py"]
 SEEDS = range(1, 21)
+
+
+def under_seeds(suite: str, seeds) -> dict:
+    """(variant, seed) -> its run, for every variant of ``suite``'s panel under every seed."""
+    exercise, names = PANEL[suite]
+    calls = {(name, seed): (lambda name=name, seed=seed: run_variant(
+        suite, exercise, VARIANTS / exercise / f"{name}.py", f"--seed={seed}", **FAST))
+        for name in names for seed in seeds}
+    with parallel(calls, WORKERS) as futures:
+        return {key: future.result() for key, future in futures.items()}
+
+
+def lost_as_written(suite: str, runs: dict, name: str, seeds) -> None:
+    points = graded_points(suite)
+    want = written_rows(suite).get(name)
+    assert want is not None, f"{name} has no row in docs/grading.md: python -m selfcheck.grading_policy --write"
+    for seed in seeds:
+        got = points_lost(points, runs[(name, seed)][1])
+        assert got == want, (f"{name} under --seed {seed} loses {got}, docs/grading.md says {want}:"
+                             " python -m selfcheck.grading_policy --write, and check the change is meant")
 
 
 @pytest.fixture(scope="module")
 def verdicts() -> dict:
-    calls = {(name, seed): (lambda name=name, seed=seed: run_variant(
-        "test_mlp.py", EXERCISE, VARIANTS / EXERCISE / f"{name}.py", f"--seed={seed}", **FAST))
-        for name in NAMES for seed in SEEDS}
-    with parallel(calls, WORKERS) as futures:
-        return {key: future.result() for key, future in futures.items()}
+    return under_seeds("test_mlp.py", SEEDS)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -43,37 +59,22 @@ def test_one_verdict_per_mistake_whatever_the_seed(verdicts, name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_points_lost_as_the_policy_table_says(verdicts, name):
-    points = graded_points("test_mlp.py")
-    want = written_rows("test_mlp.py").get(name)
-    assert want is not None, f"{name} has no row in docs/grading.md: python -m selfcheck.grading_policy --write"
-    for seed in SEEDS:
-        got = points_lost(points, verdicts[(name, seed)][1])
-        assert got == want, (f"{name} under --seed {seed} loses {got}, docs/grading.md says {want}:"
-                             " python -m selfcheck.grading_policy --write, and check the change is meant")
+    lost_as_written("test_mlp.py", verdicts, name, SEEDS)
 
 
-GATED_EXERCISE, GATED_NAMES = PANEL["test_triton_gated_mlp.py"]
+_, GATED_NAMES = PANEL["test_triton_gated_mlp.py"]
 GATED_SEEDS = range(1, 4)  # under Triton's interpreter a run takes seconds: three seeds, not twenty
 
 
 @pytest.fixture(scope="module")
 def gated_verdicts() -> dict:
     pytest.importorskip("triton", reason="Triton is not installed (Linux only): the gated suite skips too")
-    calls = {(name, seed): (lambda name=name, seed=seed: run_variant(
-        "test_triton_gated_mlp.py", GATED_EXERCISE, VARIANTS / GATED_EXERCISE / f"{name}.py", f"--seed={seed}", **FAST))
-        for name in GATED_NAMES for seed in GATED_SEEDS}
-    with parallel(calls, WORKERS) as futures:
-        return {key: future.result() for key, future in futures.items()}
+    return under_seeds("test_triton_gated_mlp.py", GATED_SEEDS)
 
 
 @pytest.mark.parametrize("name", GATED_NAMES)
 def test_gated_points_the_same_under_every_seed_and_as_the_table_says(gated_verdicts, name):
-    points = graded_points("test_triton_gated_mlp.py")
-    want = written_rows("test_triton_gated_mlp.py").get(name)
-    assert want is not None, f"{name} has no row in docs/grading.md: python -m selfcheck.grading_policy --write"
-    for seed in GATED_SEEDS:
-        got = points_lost(points, gated_verdicts[(name, seed)][1])
-        assert got == want, f"{name} under --seed {seed} loses {got}, docs/grading.md says {want}"
+    lost_as_written("test_triton_gated_mlp.py", gated_verdicts, name, GATED_SEEDS)
 
 
 def test_cost_panel_loses_what_the_policy_table_says():

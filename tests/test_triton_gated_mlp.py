@@ -19,6 +19,7 @@ pytest.importorskip(
     "triton", reason="Triton is not installed: it ships for Linux only, so the fused gated-MLP exercise"
                      " cannot run on macOS or Windows (the other suites do)")
 
+from grader.probes.triton_map import text_map  # noqa: E402
 from tests.checks import describe_mismatch, fail  # noqa: E402
 from tests.seam import format_error  # noqa: E402
 
@@ -94,7 +95,9 @@ def project(target, case: dict, activation: str = "silu", **options) -> dict:
     return evidence
 
 
-def expect_formula(got: torch.Tensor, case: dict, activation: str, what: str, rtol: float, atol: float) -> None:
+def expect_formula(got: torch.Tensor, case: dict, activation: str, what: str, rtol: float, atol: float,
+                   written: torch.Tensor | None = None) -> None:
+    """``written``: how many times the kernel stored each output element; drawn when it is not once each."""
     want = formula(case, activation)
     if got.shape != want.shape:
         fail(f"{what}: shape {tuple(got.shape)}, expected {tuple(want.shape)} (..., intermediate): TODO 2's"
@@ -103,8 +106,9 @@ def expect_formula(got: torch.Tensor, case: dict, activation: str, what: str, rt
         fail(f"{what}: dtype {got.dtype}, expected x's {case['x'].dtype}: allocate the output in x's dtype and"
              " convert in tl.store")
     if not torch.allclose(got.double(), want, rtol=rtol, atol=atol * want.abs().max().item(), equal_nan=False):
+        drawn = "" if written is None or bool((written == 1).all()) else "\n" + text_map(written)
         fail(f"{what} differs from act(x Wg^T + bg) * (x Wv^T + bv): {likely_mistake(got, case, activation)}"
-             f" [{describe_mismatch(got, want, rtol, atol * want.abs().max().item())}]")
+             f" [{describe_mismatch(got, want, rtol, atol * want.abs().max().item())}]{drawn}")
 
 
 # ------------------------------------------------------------------------------- the kernel
@@ -113,9 +117,9 @@ def expect_formula(got: torch.Tensor, case: dict, activation: str, what: str, rt
 @pytest.mark.parametrize("activation", ACTIVATIONS)
 def test_forward_float32(target, gen, activation):
     case = inputs(gen)
-    got = project(target, case, activation)["out"]
-    expect_formula(got, case, activation, f"gated_projection(activation={activation!r}) in float32 (TODO 1-2)",
-                   FLOAT32_RTOL, FLOAT32_RTOL)
+    evidence = project(target, case, activation)
+    expect_formula(evidence["out"], case, activation, f"gated_projection(activation={activation!r}) in float32"
+                   " (TODO 1-2)", FLOAT32_RTOL, FLOAT32_RTOL, evidence.get("written"))
 
 
 @pytest.mark.points(1)
@@ -163,9 +167,9 @@ def test_forward_noncontiguous_x(target, gen, layout):
 @pytest.mark.points(1)
 def test_forward_without_bias(target, gen):
     case = inputs(gen, bias=False)
-    got = project(target, case, "relu")["out"]
-    expect_formula(got, case, "relu", "gated_projection without biases (HAS_BIAS=False, TODO 1-2)",
-                   FLOAT32_RTOL, FLOAT32_RTOL)
+    evidence = project(target, case, "relu")
+    expect_formula(evidence["out"], case, "relu", "gated_projection without biases (HAS_BIAS=False, TODO 1-2)",
+                   FLOAT32_RTOL, FLOAT32_RTOL, evidence.get("written"))
 
 
 @pytest.mark.points(1)

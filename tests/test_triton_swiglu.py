@@ -53,6 +53,7 @@ from tests.checks import (BLOCKS, Block, describe_mismatch, expect_close, expect
 from grader.backend import Backend  # noqa: E402
 from grader.kernel_source import assemble_file  # noqa: E402
 from grader.probes import stand_in_backward, stand_in_forward  # noqa: E402
+from grader.probes.triton_map import text_map  # noqa: E402
 from tests.snapshot import triton_launch_code  # noqa: E402
 from tests.seam import SANDBOX_PREFIX, Target, exercise_file, format_error, make_backend, target_name  # noqa: E402
 from tests.test_mlp import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
@@ -490,8 +491,16 @@ def check_forward(target, evidence, gate, value, layout="contiguous") -> None:
         hint = (overwritten_inputs(target, evidence, "forward") or unwritten_hint(out, exact, layout, launch(target))
                 or too_few_to_tell(exact) or diagnose_forward(out, gate, value, layout, tol))
     what = f"{kernel_where(target, 'forward')}: silu(gate) * value in {gate.dtype}"
-    expect_rounded(out, exact, what, hint, **tol)
+    expect_rounded(out, exact, what, hint + store_map(evidence, "out", hint), **tol)
     expect_as_accurate_as_eager(out, exact, eager_forward(gate, value), what, tol)
+
+
+def store_map(evidence: dict, output: str, hint: str) -> str:
+    """The map of where the kernel wrote ``output``, after a hint about elements it did not write."""
+    written = (evidence.get("written") or {}).get(output)
+    if written is None or "written" not in hint or bool((written == 1).all()):
+        return ""
+    return "\n" + text_map(written)
 
 
 BROADCAST_ROW_HINT = ("grad_out is one row broadcast over the others (grad_out_row_stride is 0, as autograd passes"
@@ -519,7 +528,7 @@ def check_backward(target, evidence, grad_out, gate, value, layout="contiguous",
             if grad_out_layout == "broadcast_row":
                 hint = BROADCAST_ROW_HINT
         what = f"{kernel_where(target, 'backward')}: {name} in {gate.dtype}"
-        expect_rounded(got, exact, what, hint, **tol)
+        expect_rounded(got, exact, what, hint + store_map(evidence, name, hint), **tol)
         expect_as_accurate_as_eager(got, exact, by_eager, what, tol)
 
 
@@ -654,7 +663,7 @@ def test_kernels_launched(target, kernels, gen, op, case, device):
                 f" stub's launch code runs it on the same {layout} {dtype} inputs")
         unwritten = unwritten_hint(got, want, layout)
         if unwritten:
-            fail(f"{what}: {unwritten}")
+            fail(f"{what}: {unwritten}{store_map(evidence, name, unwritten)}")
         left = int((want.isnan() & ~got.isnan()).sum())
         if left:
             fail(f"{what} (there the kernel leaves {left} of {want.numel()} elements unwritten): the values must be"

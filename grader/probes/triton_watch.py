@@ -9,6 +9,7 @@ from typing import Callable
 
 import torch
 from grader.probes.triton_bf16 import _bfloat16_as_on_gpu, check_triton_version
+from grader.probes.triton_map import StoreMap
 import re
 from types import ModuleType
 from grader.probes.core import CodeUnderTestError, _stage
@@ -149,6 +150,9 @@ class _TritonGuard:
         inside = np.zeros(addresses.shape, dtype=bool)
         for _, lo, hi, _ in extents:
             inside |= (addresses >= lo) & (addresses + itemsize <= hi)
+        if access == "store":
+            for watch in self.watches:
+                watch.stores.stored(kernel, addresses[inside])
         if inside.all():
             return
         message = _describe_access(kernel, access, addresses[~inside], extents, itemsize)
@@ -323,6 +327,7 @@ class TritonWatch:
         self.module_name = module.__name__
         self.launches: list[dict] = []
         self.violation: str | None = None
+        self.stores = StoreMap()  # what each launch wrote, element by element (triton_map)
 
     def __enter__(self) -> "TritonWatch":
         _guard_triton().watches.append(self)
@@ -333,6 +338,7 @@ class TritonWatch:
 
     def launched(self, kernel: str, home: str, tensors: list[tuple[str, torch.Tensor]]) -> None:
         self.launches.append({"kernel": kernel, "module": home, "ours": home == self.module_name})
+        self.stores.launched(kernel, tensors)
 
     def ours(self) -> list[str]:
         return [launch["kernel"] for launch in self.launches if launch["ours"]]
