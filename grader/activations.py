@@ -26,4 +26,5 @@ ACTIVATIONS: dict[str, Callable[[], nn.Module]] = {
     "relu": nn.ReLU,
     "silu": nn.SiLU,
     "relu2": SquaredReLU,
+    "sigmoid": nn.Sigmoid,
 }

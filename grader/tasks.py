@@ -17,19 +17,19 @@ class Task:
     title: str
     exercise: str
     suite: str
+    triton: bool = False  # its exercise is Triton kernels: Triton is a requirement, the code runs in a child
 
 
 TASKS = (
     Task("mlp", "MLP", "mlp_block", "test_mlp.py"),
     Task("glu", "GLU", "mlp_block", "test_mlp.py"),
-    Task("swiglu", "SwiGLU", "triton_swiglu", "test_triton_swiglu.py"),
+    Task("swiglu", "SwiGLU", "triton_swiglu", "test_triton_swiglu.py", triton=True),
     Task("cost", "Cost", "mlp_cost", "test_cost.py"),
-    Task("gated", "Fused gated MLP", "triton_gated_mlp", "test_triton_gated_mlp.py"),
+    Task("gated", "Fused gated MLP", "triton_gated_mlp", "test_triton_gated_mlp.py", triton=True),
 )
 TASK_NAMES = tuple(task.name for task in TASKS)
 TASK_TITLES = {task.name: task.title for task in TASKS}
-EXERCISES = tuple(dict.fromkeys(task.exercise for task in TASKS))
-SUITES = tuple(dict.fromkeys(task.suite for task in TASKS))
+TRITON_EXERCISES = frozenset(task.exercise for task in TASKS if task.triton)
 
 
 def parse_tasks(value: str | None, option: str = "--tasks") -> list[str] | None:

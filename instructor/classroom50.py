@@ -115,8 +115,7 @@ def _module(requirement: str) -> str:
 
 def ensure_requirements(requirements: list[str], tasks: list[str]) -> None:
     """Every requirement importable; on a GitHub Actions runner, pip installs what is missing once."""
-    needed = [r for r in requirements if _module(r) != "triton" or any(t.exercise.startswith("triton_") for t in TASKS
-                                                                        if t.name in tasks)]
+    needed = [r for r in requirements if _module(r) != "triton" or any(t.triton for t in TASKS if t.name in tasks)]
     missing = [r for r in needed if importlib.util.find_spec(_module(r)) is None]
     if not missing:
         return

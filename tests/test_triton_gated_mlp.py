@@ -19,6 +19,7 @@ pytest.importorskip(
     "triton", reason="Triton is not installed: it ships for Linux only, so the fused gated-MLP exercise"
                      " cannot run on macOS or Windows (the other suites do)")
 
+from grader.activations import ACTIVATIONS as BY_NAME  # noqa: E402
 from grader.probes.triton_map import text_map  # noqa: E402
 from tests.checks import describe_mismatch, fail  # noqa: E402
 from tests.seam import format_error  # noqa: E402
@@ -34,8 +35,7 @@ WIDE_HIDDEN = 509  # 16 bits: 32 steps of the K loop, so that summing in 16 bits
 
 
 def torch_activation(name: str):
-    return {"silu": F.silu, "gelu": F.gelu, "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"),
-            "relu": F.relu, "sigmoid": torch.sigmoid}[name]
+    return BY_NAME[name]()  # the suites' one table of activations by name
 
 
 def inputs(gen: torch.Generator, dtype=torch.float32, tokens: int = TOKENS, bias: bool = True,

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from grader.probes import blocks, cost, gated_mlp, swiglu  # noqa: F401  importing them registers their probes
 from grader.probes.core import PROBES, CodeUnderTestError, call, describe_exception, load_module
-from grader.probes.cost import EXACT_COUNTS
 from grader.probes.triton_watch import TritonWatch, _guard_triton, stand_in_backward, stand_in_forward
 
-__all__ = ["EXACT_COUNTS", "PROBES", "CodeUnderTestError", "TritonWatch", "_guard_triton", "call",
+__all__ = ["PROBES", "CodeUnderTestError", "TritonWatch", "_guard_triton", "call",
            "describe_exception", "load_module", "stand_in_backward", "stand_in_forward"]
