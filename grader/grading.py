@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.paths import REFERENCE, REPO, SNAPSHOT_SEED, reference_present
+from grader.paths import KERNEL_MAPS_ENV, REFERENCE, REPO, SNAPSHOT_SEED, reference_present
 from grader.safe_text import printable
 from grader.sandbox import (MAX_SUBMISSION_FILE_BYTES, GraderError, MAX_SUBMISSION_FILES, SANDBOX_ENV, SANDBOX_REQUIRED,
                             SANDBOX_STARTED_ENV, Limits, become_subreaper, exercise_folder, kill_group, kill_strays,
@@ -175,6 +175,7 @@ def pytest_env(limits: Limits, sandbox_mode: str) -> dict[str, str]:
     # Third-party plugins are not part of grading (and cost start-up time).
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env[KERNEL_MAPS_ENV] = "0"  # the kernel maps' words reach the report; their pictures would reach nobody
     # The trusted side compares small tensors: one thread each keeps parallel jobs out of each
     # other's way.
     env.setdefault("OMP_NUM_THREADS", "1")

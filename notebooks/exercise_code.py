@@ -9,15 +9,22 @@ says which one and carries on.
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 from types import ModuleType
 
 from grader.paths import EXERCISES, REPO, reference_file
 
 
+def locate(exercise: str) -> Path:
+    """The file the notebooks run for ``exercise``: the reference where present, else yours."""
+    reference = reference_file(exercise)
+    return reference if reference.is_file() else EXERCISES / f"{exercise}.py"
+
+
 def load(exercise: str) -> tuple[ModuleType, str]:
     """The module for ``exercise`` (e.g. ``mlp_block``) and where it came from, for the reader."""
     reference = reference_file(exercise)
-    path = reference if reference.is_file() else EXERCISES / f"{exercise}.py"
+    path = locate(exercise)
     # Files, not installed packages: load them by path, under a name that says whose they are.
     name = f"{'reference' if path == reference else 'your'}_{exercise}"
     spec = importlib.util.spec_from_file_location(name, path)

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Hashable, Iterator, Sequence, TypeVar
 
-from grader.paths import REFERENCE, REPO, reference_file
+from grader.paths import KERNEL_MAPS_ENV, REFERENCE, REPO, reference_file
 
 VARIANTS = Path(__file__).resolve().parent / "variants"
 INSTRUCTOR_FLAGS = {"--release", "--batch", "--gradescope-bundle", "--classroom50", "--csv", "--resume", "--only"}
@@ -75,10 +75,12 @@ def expected_failures(variant: Path) -> dict[str, str]:
 
 
 def run_suite(suite: str, target: str, *extra: str, timeout: float = 300, threads: int | None = None,
-              preloaded: bool = False, only: Sequence[str] = ()) -> tuple[int, dict[str, Outcome]]:
+              preloaded: bool = False, only: Sequence[str] = (), pictures: bool = False
+              ) -> tuple[int, dict[str, Outcome]]:
     """Run ``tests/<suite>`` with ``--target target``; returns (exit code, outcomes by test id).
 
     ``only``: run just these test ids (``test_x[param]``) of the suite, not all of it.
+    ``pictures``: let failing kernel tests save their PNG maps (off: they cost time, and nobody looks).
     """
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.xml"
@@ -87,6 +89,7 @@ def run_suite(suite: str, target: str, *extra: str, timeout: float = 300, thread
         argv = [*selection, "--target", target, "-q", "-p", "no:cacheprovider", f"--junitxml={report}",
                 *extra]
         env = {k: v for k, v in os.environ.items() if k != "EXERCISE_TARGET"}
+        env[KERNEL_MAPS_ENV] = "1" if pictures else "0"
         if threads:
             env.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
         if preloaded and hasattr(os, "fork"):

@@ -20,7 +20,7 @@ pytest.importorskip(
                      " cannot run on macOS or Windows (the other suites do)")
 
 from grader.activations import ACTIVATIONS as BY_NAME  # noqa: E402
-from grader.probes.triton_map import text_map  # noqa: E402
+from grader import kernel_map  # noqa: E402
 from tests.checks import describe_mismatch, fail  # noqa: E402
 from tests.seam import format_error  # noqa: E402
 
@@ -91,13 +91,25 @@ def project(target, case: dict, activation: str = "silu", **options) -> dict:
         if "Expected dtype [" in message and ("got fp16" in message or "got bf16" in message):
             message += (" (the activation ran on 16-bit values: keep the sums in COMPUTE_DTYPE, float32, and apply"
                         " bias, activation and product there; convert only in tl.store: TODO 1)")
-        fail(message)
+        drawn = kernel_map.for_error(evidence["error"])  # after an out-of-bounds access: where it went
+        fail(message + (drawn + kernel_map.save_picture(kernel_map.accept(evidence["error"].get("map"))) if drawn else ""))
     return evidence
 
 
+KERNEL_INPUTS = ["x_ptr", "gate_weight_ptr", "value_weight_ptr"]
+
+
+def memory_map(maps: dict | None) -> str:
+    """Where the kernel left elements of out unwritten (or wrote them twice), the map of its stores; else
+    an input with elements it never loaded, and that map; with the picture where matplotlib is installed."""
+    maps = kernel_map.accept(maps)
+    drawn = kernel_map.unwritten(maps, "out_ptr") or kernel_map.unread(maps, KERNEL_INPUTS)
+    return drawn + kernel_map.save_picture(maps) if "\n" in drawn else drawn
+
+
 def expect_formula(got: torch.Tensor, case: dict, activation: str, what: str, rtol: float, atol: float,
-                   written: torch.Tensor | None = None) -> None:
-    """``written``: how many times the kernel stored each output element; drawn when it is not once each."""
+                   maps: dict | None = None) -> None:
+    """``maps``: what the kernel loaded and stored (the probe's record), drawn where it explains a failure."""
     want = formula(case, activation)
     if got.shape != want.shape:
         fail(f"{what}: shape {tuple(got.shape)}, expected {tuple(want.shape)} (..., intermediate): TODO 2's"
@@ -106,7 +118,7 @@ def expect_formula(got: torch.Tensor, case: dict, activation: str, what: str, rt
         fail(f"{what}: dtype {got.dtype}, expected x's {case['x'].dtype}: allocate the output in x's dtype and"
              " convert in tl.store")
     if not torch.allclose(got.double(), want, rtol=rtol, atol=atol * want.abs().max().item(), equal_nan=False):
-        drawn = "" if written is None or bool((written == 1).all()) else "\n" + text_map(written)
+        drawn = memory_map(maps)
         fail(f"{what} differs from act(x Wg^T + bg) * (x Wv^T + bv): {likely_mistake(got, case, activation)}"
              f" [{describe_mismatch(got, want, rtol, atol * want.abs().max().item())}]{drawn}")
 
@@ -119,7 +131,7 @@ def test_forward_float32(target, gen, activation):
     case = inputs(gen)
     evidence = project(target, case, activation)
     expect_formula(evidence["out"], case, activation, f"gated_projection(activation={activation!r}) in float32"
-                   " (TODO 1-2)", FLOAT32_RTOL, FLOAT32_RTOL, evidence.get("written"))
+                   " (TODO 1-2)", FLOAT32_RTOL, FLOAT32_RTOL, evidence.get("maps"))
 
 
 @pytest.mark.points(1)
@@ -169,7 +181,7 @@ def test_forward_without_bias(target, gen):
     case = inputs(gen, bias=False)
     evidence = project(target, case, "relu")
     expect_formula(evidence["out"], case, "relu", "gated_projection without biases (HAS_BIAS=False, TODO 1-2)",
-                   FLOAT32_RTOL, FLOAT32_RTOL, evidence.get("written"))
+                   FLOAT32_RTOL, FLOAT32_RTOL, evidence.get("maps"))
 
 
 @pytest.mark.points(1)

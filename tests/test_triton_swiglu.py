@@ -53,7 +53,7 @@ from tests.checks import (BLOCKS, Block, describe_mismatch, expect_close, expect
 from grader.backend import Backend  # noqa: E402
 from grader.kernel_source import assemble_file  # noqa: E402
 from grader.probes import stand_in_backward, stand_in_forward  # noqa: E402
-from grader.probes.triton_map import text_map  # noqa: E402
+from grader import kernel_map  # noqa: E402
 from tests.snapshot import triton_launch_code  # noqa: E402
 from tests.seam import SANDBOX_PREFIX, Target, exercise_file, format_error, make_backend, target_name  # noqa: E402
 from tests.test_mlp import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
@@ -250,8 +250,15 @@ def run_kernels(target, gen, op, shape, dtype=torch.float32, layout="contiguous"
     evidence = target.evidence(EXERCISE, "swiglu_kernels", op=op, gate=gate, value=value, grad_out=grad_out,
                                layout=layout, grad_out_layout=grad_out_layout, device=device, **extra)
     if "error" in evidence:
-        fail(format_error(evidence["error"]) + kernel_error_hint(evidence["error"], grad_out_layout))
+        fail(format_error(evidence["error"]) + kernel_error_hint(evidence["error"], grad_out_layout)
+             + error_map(evidence["error"]))
     return evidence, gate, value, grad_out
+
+
+def error_map(error: dict) -> str:
+    """After an out-of-bounds access: the map of the tensor it was nearest to, and the picture."""
+    drawn = kernel_map.for_error(error)
+    return drawn + kernel_map.save_picture(kernel_map.accept(error.get("map"))) if drawn else ""
 
 
 def kernel_error_hint(error: dict, grad_out_layout: str = "contiguous") -> str:
@@ -491,16 +498,23 @@ def check_forward(target, evidence, gate, value, layout="contiguous") -> None:
         hint = (overwritten_inputs(target, evidence, "forward") or unwritten_hint(out, exact, layout, launch(target))
                 or too_few_to_tell(exact) or diagnose_forward(out, gate, value, layout, tol))
     what = f"{kernel_where(target, 'forward')}: silu(gate) * value in {gate.dtype}"
-    expect_rounded(out, exact, what, hint + store_map(evidence, "out", hint), **tol)
+    expect_rounded(out, exact, what, hint + memory_map(evidence, "forward", "out", hint), **tol)
     expect_as_accurate_as_eager(out, exact, eager_forward(gate, value), what, tol)
 
 
-def store_map(evidence: dict, output: str, hint: str) -> str:
-    """The map of where the kernel wrote ``output``, after a hint about elements it did not write."""
-    written = (evidence.get("written") or {}).get(output)
-    if written is None or "written" not in hint or bool((written == 1).all()):
-        return ""
-    return "\n" + text_map(written)
+KERNEL_INPUTS = {"forward": ["gate_ptr", "value_ptr"], "backward": ["grad_out_ptr", "gate_ptr", "value_ptr"]}
+
+
+def memory_map(evidence: dict, op: str, output: str, hint: str) -> str:
+    """What the kernel touched, drawn for a test that failed on ``output``: after a hint about elements
+    it did not write, the map of its stores; else the inputs it left unread, or where it stored with
+    other programs than it loaded. With the picture of every tensor, where matplotlib is installed."""
+    maps = kernel_map.accept(evidence.get("maps"))
+    if "written" in hint:
+        drawn = kernel_map.unwritten(maps, f"{output}_ptr")
+    else:
+        drawn = kernel_map.unread(maps, KERNEL_INPUTS[op]) or kernel_map.crossed(maps, f"{output}_ptr", KERNEL_INPUTS[op])
+    return drawn + kernel_map.save_picture(maps) if "\n" in drawn else drawn
 
 
 BROADCAST_ROW_HINT = ("grad_out is one row broadcast over the others (grad_out_row_stride is 0, as autograd passes"
@@ -528,7 +542,7 @@ def check_backward(target, evidence, grad_out, gate, value, layout="contiguous",
             if grad_out_layout == "broadcast_row":
                 hint = BROADCAST_ROW_HINT
         what = f"{kernel_where(target, 'backward')}: {name} in {gate.dtype}"
-        expect_rounded(got, exact, what, hint + store_map(evidence, name, hint), **tol)
+        expect_rounded(got, exact, what, hint + memory_map(evidence, "backward", name, hint), **tol)
         expect_as_accurate_as_eager(got, exact, by_eager, what, tol)
 
 
@@ -663,7 +677,7 @@ def test_kernels_launched(target, kernels, gen, op, case, device):
                 f" stub's launch code runs it on the same {layout} {dtype} inputs")
         unwritten = unwritten_hint(got, want, layout)
         if unwritten:
-            fail(f"{what}: {unwritten}{store_map(evidence, name, unwritten)}")
+            fail(f"{what}: {unwritten}{memory_map(evidence, op, name, unwritten)}")
         left = int((want.isnan() & ~got.isnan()).sum())
         if left:
             fail(f"{what} (there the kernel leaves {left} of {want.numel()} elements unwritten): the values must be"
@@ -691,7 +705,7 @@ def test_memory_stays_in_bounds(kernels, gen, op, device):
     results = kernels.probe(EXERCISE, "swiglu_bounds", cases=cases)["results"]
     for (shape, layout), evidence in zip(BOUNDS_CASES, results):
         if "error" in evidence:
-            fail(f"{format_error(evidence['error'])} (inputs of shape {shape}, {layout})")
+            fail(f"{format_error(evidence['error'])} (inputs of shape {shape}, {layout}){error_map(evidence['error'])}")
         expect_kernels_launched(kernels, evidence, op, todo=KERNEL[op][1])
         if evidence["guards_touched"]:
             fail(f"{kernel_where(kernels, op)} wrote next to its inputs ({', '.join(evidence['guards_touched'])},"

@@ -13,8 +13,10 @@ one line.
 
 The package, by exercise and concern: ``core`` (the registry, loading a file under test, errors as
 evidence, ``call``), ``blocks`` (MLP/GLU), ``cost``, ``swiglu`` (the fused SwiGLU probes and their
-inputs), ``triton_watch`` (the interpreter switch, checked memory, the launch watch, stand-in kernels)
-and ``triton_bf16`` (the interpreter patch for bfloat16, tied to the Triton versions it was tested on).
+inputs), ``gated_mlp``, ``triton_watch`` (the interpreter switch, checked memory, the launch watch,
+stand-in kernels), ``triton_bounds`` (what an out-of-bounds access is said to be), ``triton_map`` (what
+each kernel loaded and stored, element by element, and by which program) and ``triton_bf16`` (the
+interpreter patch for bfloat16, tied to the Triton versions it was tested on).
 Importing the package registers every probe.
 """
 

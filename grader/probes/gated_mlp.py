@@ -36,7 +36,7 @@ def gated_projection_run(module: ModuleType, x: torch.Tensor, gate_weight: torch
         raise CodeUnderTestError(name, TypeError(f"returned {_describe_result(result)}, not a Tensor"))
     return {"out": _cpu(result), "kernels": watch.ours(), "foreign_kernels": watch.foreign(),
             "input_changed": not torch.equal(xv, before),
-            "written": watch.stores.evidence("_gated_projection_kernel", "out_ptr")}
+            "maps": watch.memory.evidence("_gated_projection_kernel")}
 
 
 @probe

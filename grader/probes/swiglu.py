@@ -205,8 +205,8 @@ def swiglu_kernels(
         "inputs_changed": [k for k, t in inputs.items() if not torch.equal(t, before[k])],
         "guards_touched": [label for label, buffer, views in buffers if _guard_touched(buffer, views)],
         "interpreted": triton_interpreting(),
-        # How many times the kernel stored each element of each output (None where no map was kept).
-        "written": {k: watch.stores.evidence(f"_swiglu_{op}_kernel", f"{k}_ptr") for k in outputs},
+        # What the kernel loaded and stored, element by element, per pointer argument (grader/kernel_map.py).
+        "maps": watch.memory.evidence(f"_swiglu_{op}_kernel"),
     }
 
 

@@ -1,5 +1,6 @@
-"""Triton under watch: the interpreter switch, checked memory for every tl.load and tl.store, what a bad
-access is said to be, the grader's stand-in kernels, and the record of every launch."""
+"""Triton under watch: the interpreter switch, checked memory for every tl.load and tl.store (what a bad
+access is said to be: ``triton_bounds``; what each access touched: ``triton_map``), the grader's
+stand-in kernels, and the record of every launch."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import Callable
 
 import torch
 from grader.probes.triton_bf16 import _bfloat16_as_on_gpu, check_triton_version
-from grader.probes.triton_map import StoreMap
-import re
+from grader.probes.triton_map import MemoryMap
+from grader.probes.triton_bounds import _describe_access, _layout_note, _nearest
 from types import ModuleType
 from grader.probes.core import CodeUnderTestError, _stage
 
@@ -150,16 +151,31 @@ class _TritonGuard:
         inside = np.zeros(addresses.shape, dtype=bool)
         for _, lo, hi, _ in extents:
             inside |= (addresses >= lo) & (addresses + itemsize <= hi)
-        if access == "store":
-            for watch in self.watches:
-                watch.stores.stored(kernel, addresses[inside])
         if inside.all():
+            if self.watches:
+                program = _program()
+                for watch in self.watches:
+                    watch.memory.accessed(kernel, access, addresses, program)
             return
-        message = _describe_access(kernel, access, addresses[~inside], extents, itemsize)
+        outside = addresses[~inside]
+        nearest = _nearest(access, outside, extents, itemsize)
+        message = _describe_access(kernel, access, outside, nearest, itemsize)
         for watch in self.watches:
-            watch.violation = watch.violation or message
+            if watch.violation is None:
+                watch.violation, watch.violation_kernel = message, kernel
+                if nearest is not None:
+                    watch.memory.outside(kernel, nearest[0], access, outside)
         # Raised before the access happens: nothing is read or written out of bounds.
         raise OutOfBoundsAccess(message)
+
+
+def _program() -> int:
+    """The running program's index in the grid, counted as tl.program_id(0) + tl.program_id(1) * grid[0] + ..."""
+    from triton.runtime import interpreter
+
+    builder = interpreter.interpreter_builder
+    (x, y, z), (nx, ny, _) = builder.grid_idx, builder.grid_dim
+    return int(x + nx * (y + ny * z))
 
 
 # The interpreter keeps bfloat16 as its bits in uint16 arrays and hands them to numpy as they are:
@@ -178,63 +194,6 @@ def _tensors_in(arg: str, value: object) -> list[tuple[str, torch.Tensor]]:
         return [pair for i, item in enumerate(value) for pair in _tensors_in(f"{arg}[{i}]", item)]
     base = getattr(value, "base", None)
     return [(arg, base)] if isinstance(base, torch.Tensor) else []
-
-
-_WRITTEN = re.compile(r"(out|grad_(?!out_)\w+)_ptr\b")  # the kernels' output pointers: out_ptr, grad_gate_ptr, ...
-
-
-def _describe_access(kernel: str, access: str, outside, extents, itemsize: int) -> str:
-    from triton.runtime import interpreter
-
-    builder = interpreter.interpreter_builder
-    program = ", ".join(str(i) for i, n in zip(builder.grid_idx, builder.grid_dim) if n > 1) or "0"
-    programs = " x ".join(str(n) for n in builder.grid_dim if n > 1) or "1"
-    low, high = int(outside.min()), int(outside.max())
-    where, note, before = "", "", False
-    if access == "store":
-        # A store outside every tensor is told against the nearest tensor a kernel writes: an address
-        # just before out's start can be nearer the end of an input, which the kernel never stores to.
-        extents = [e for e in extents if _WRITTEN.match(e[0])] or extents
-    if extents:
-        def distance(extent):
-            _, lo, hi, _ = extent
-            return min(abs(lo - low), abs(lo - high), abs(low + itemsize - hi), abs(high + itemsize - hi))
-
-        arg, lo, hi, note = min(extents, key=distance)
-        if high + itemsize > hi:
-            where = f", up to {-(-(high + itemsize - hi) // itemsize)} element(s) past the end of {arg}'s tensor"
-        else:
-            where = f", up to {-(-(lo - low) // itemsize)} element(s) before the start of {arg}'s tensor"
-            before = True
-        if note:
-            note = (f"{arg}'s tensor is {note}, so its elements are not at consecutive addresses: index it with"
-                    " its strides, or pass a .contiguous() copy")
-    if before:  # a mask keeps the end in bounds, never the start
-        cause = note or ("an offset below 0: the row or column is computed too small (cols - 1?), or a"
-                         " negative index reaches back past the tensor's first element")
-    else:
-        cause = note or (f"missing mask on tl.{access} (mask=offsets < n_cols): the last block runs past the"
-                         " end, or the offsets ignore the row stride")
-    return (f"{kernel} (program {program} of {programs}) tried to tl.{access} {outside.size} element(s)"
-            f" outside the tensors it was given{where}{_kernel_line(kernel)}. Likely cause: {cause}")
-
-
-def _layout_note(t: torch.Tensor) -> str:
-    """'' for a tensor whose rows a kernel may index as consecutive elements, else what it is instead.
-    (A half of h.chunk(2, -1) is not contiguous, but its rows are: past their end, blame the mask.)"""
-    if t.is_contiguous() or t.dim() == 0 or t.stride(-1) == 1:
-        return ""
-    return f"not contiguous (shape {tuple(t.shape)}, strides {tuple(t.stride())})"
-
-
-def _kernel_line(kernel: str) -> str:
-    """' (at file.py:LINE)' of the innermost frame of the running kernel's code."""
-    frame = sys._getframe()
-    while frame is not None:
-        if frame.f_code.co_name == kernel:
-            return f" (at {os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno})"
-        frame = frame.f_back
-    return ""
 
 
 # ----------------------------------------------------------------------------------- stand-ins
@@ -327,7 +286,8 @@ class TritonWatch:
         self.module_name = module.__name__
         self.launches: list[dict] = []
         self.violation: str | None = None
-        self.stores = StoreMap()  # what each launch wrote, element by element (triton_map)
+        self.violation_kernel = ""
+        self.memory = MemoryMap()  # what each launch read and wrote, element by element (triton_map)
 
     def __enter__(self) -> "TritonWatch":
         _guard_triton().watches.append(self)
@@ -338,7 +298,7 @@ class TritonWatch:
 
     def launched(self, kernel: str, home: str, tensors: list[tuple[str, torch.Tensor]]) -> None:
         self.launches.append({"kernel": kernel, "module": home, "ours": home == self.module_name})
-        self.stores.launched(kernel, tensors)
+        self.memory.launched(kernel, tensors)
 
     def ours(self) -> list[str]:
         return [launch["kernel"] for launch in self.launches if launch["ours"]]
@@ -356,7 +316,9 @@ def _watched_stage(watch: TritonWatch, stage: str, fn: Callable, *args, **kwargs
             raise
         result = None
     if watch.violation is not None:
-        raise CodeUnderTestError(stage, OutOfBoundsAccess(watch.violation))
+        error = CodeUnderTestError(stage, OutOfBoundsAccess(watch.violation))
+        error.evidence["map"] = watch.memory.evidence(watch.violation_kernel)  # drawn by the test (kernel_map)
+        raise error
     return result
 
 
