@@ -211,3 +211,17 @@ def test_grad_out_read_at_gates_stride_shows_every_other_row_and_the_overrun():
     drawn = drawn_map(details["test_backward_noncontiguous[chunk]"], "grad_out_ptr: what the kernel read, 24 rows")
     # gate's rows are twice as far apart as grad_out's: programs 0-11 read rows 0, 2, ..., 22; program 12 runs past.
     assert drawn[:24] == ["#" * 45, "." * 45] * 12 and drawn[24] == "!" * 45 + " <- past the end", drawn
+
+
+def test_the_maps_sent_back_stay_within_their_budget_whatever_the_launch_is_given():
+    from grader.probes import triton_map
+
+    scratch = [torch.zeros(100_000) for _ in range(8)]  # a launch given eight large scratch tensors
+    memory = MemoryMap()
+    memory.launched("k", [(f"t{i}_ptr", t) for i, t in enumerate(scratch)])
+    for i, t in enumerate(scratch):
+        memory.accessed("k", "store", addresses(t, (slice(None),)), program=i)
+    sent = memory.evidence("k")
+    assert 0 < sum(t.numel() for record in sent.values() for t in record.values()
+                   if isinstance(t, torch.Tensor)) <= triton_map.MAX_SENT
+    assert list(sent) == ["t0_ptr", "t1_ptr"]  # the first ones in the kernel's argument order
