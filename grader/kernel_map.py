@@ -196,14 +196,20 @@ def crossed(maps: dict, output: str, inputs: list[str]) -> str:
 
 
 def for_error(error: dict) -> str:
-    """The map of the tensor an out-of-bounds access was nearest to, for the error's message."""
+    """After an out-of-bounds access: the map of the tensor it was nearest to, with the picture."""
     maps = accept(error.get("map"))
     for arg, record in maps.items():
         for access, verb in (("store", "wrote"), ("load", "read")):
             outside = record.get(f"{access}s_outside")
             if outside is not None and outside.numel() and f"{access}s" in record:
-                return f"\n{arg}: " + text_map(record[f"{access}s"], verb, outside, record["contiguous"])
+                drawn = f"\n{arg}: " + text_map(record[f"{access}s"], verb, outside, record["contiguous"])
+                return drawn + save_picture(maps)
     return ""
+
+
+def with_picture(drawn: str, maps: dict) -> str:
+    """``drawn`` (a hint, and a map after a line break, or ''), with the picture when a map was drawn."""
+    return drawn + save_picture(maps) if "\n" in drawn else drawn
 
 
 # ------------------------------------------------------------------------------------ the picture

@@ -91,8 +91,7 @@ def project(target, case: dict, activation: str = "silu", **options) -> dict:
         if "Expected dtype [" in message and ("got fp16" in message or "got bf16" in message):
             message += (" (the activation ran on 16-bit values: keep the sums in COMPUTE_DTYPE, float32, and apply"
                         " bias, activation and product there; convert only in tl.store: TODO 1)")
-        drawn = kernel_map.for_error(evidence["error"])  # after an out-of-bounds access: where it went
-        fail(message + (drawn + kernel_map.save_picture(kernel_map.accept(evidence["error"].get("map"))) if drawn else ""))
+        fail(message + kernel_map.for_error(evidence["error"]))  # after an out-of-bounds access: where it went
     return evidence
 
 
@@ -104,7 +103,7 @@ def memory_map(maps: dict | None) -> str:
     an input with elements it never loaded, and that map; with the picture where matplotlib is installed."""
     maps = kernel_map.accept(maps)
     drawn = kernel_map.unwritten(maps, "out_ptr") or kernel_map.unread(maps, KERNEL_INPUTS)
-    return drawn + kernel_map.save_picture(maps) if "\n" in drawn else drawn
+    return kernel_map.with_picture(drawn, maps)
 
 
 def expect_formula(got: torch.Tensor, case: dict, activation: str, what: str, rtol: float, atol: float,

@@ -251,14 +251,8 @@ def run_kernels(target, gen, op, shape, dtype=torch.float32, layout="contiguous"
                                layout=layout, grad_out_layout=grad_out_layout, device=device, **extra)
     if "error" in evidence:
         fail(format_error(evidence["error"]) + kernel_error_hint(evidence["error"], grad_out_layout)
-             + error_map(evidence["error"]))
+             + kernel_map.for_error(evidence["error"]))
     return evidence, gate, value, grad_out
-
-
-def error_map(error: dict) -> str:
-    """After an out-of-bounds access: the map of the tensor it was nearest to, and the picture."""
-    drawn = kernel_map.for_error(error)
-    return drawn + kernel_map.save_picture(kernel_map.accept(error.get("map"))) if drawn else ""
 
 
 def kernel_error_hint(error: dict, grad_out_layout: str = "contiguous") -> str:
@@ -514,7 +508,7 @@ def memory_map(evidence: dict, op: str, output: str, hint: str) -> str:
         drawn = kernel_map.unwritten(maps, f"{output}_ptr")
     else:
         drawn = kernel_map.unread(maps, KERNEL_INPUTS[op]) or kernel_map.crossed(maps, f"{output}_ptr", KERNEL_INPUTS[op])
-    return drawn + kernel_map.save_picture(maps) if "\n" in drawn else drawn
+    return kernel_map.with_picture(drawn, maps)
 
 
 BROADCAST_ROW_HINT = ("grad_out is one row broadcast over the others (grad_out_row_stride is 0, as autograd passes"
@@ -705,7 +699,8 @@ def test_memory_stays_in_bounds(kernels, gen, op, device):
     results = kernels.probe(EXERCISE, "swiglu_bounds", cases=cases)["results"]
     for (shape, layout), evidence in zip(BOUNDS_CASES, results):
         if "error" in evidence:
-            fail(f"{format_error(evidence['error'])} (inputs of shape {shape}, {layout}){error_map(evidence['error'])}")
+            error = evidence["error"]
+            fail(f"{format_error(error)} (inputs of shape {shape}, {layout}){kernel_map.for_error(error)}")
         expect_kernels_launched(kernels, evidence, op, todo=KERNEL[op][1])
         if evidence["guards_touched"]:
             fail(f"{kernel_where(kernels, op)} wrote next to its inputs ({', '.join(evidence['guards_touched'])},"
