@@ -17,11 +17,10 @@ import re
 import torch
 
 from grader.paths import KERNEL_MAPS, KERNEL_MAPS_ENV
+from grader.probes.triton_map import MAX_ELEMENTS, MAX_OUTSIDE  # what the probes keep: nothing larger is drawn
 
 WIDTH, HEIGHT = 60, 24  # with " <- before the start" after the widest line: 80 columns
-MAX_ELEMENTS = 100_000  # as the probes keep: nothing larger is drawn
 MAX_TENSORS = 16
-COUNT_LEGEND = {"once": "#", "never": ".", "more": "2", "partly": ":", "outside": "!"}
 PROGRAM_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 INTEGER_DTYPES = (torch.int16, torch.int32, torch.int64)
 
@@ -60,7 +59,7 @@ def _checked_record(record: dict) -> dict | None:
         checked[f"{access}s"], checked[f"{access}_programs"] = counts.long(), programs.long()
         outside = record.get(f"{access}s_outside")
         if isinstance(outside, torch.Tensor) and outside.dtype == torch.int64 and outside.dim() == 1 \
-                and outside.numel() <= 4096:
+                and outside.numel() <= MAX_OUTSIDE:
             checked[f"{access}s_outside"] = outside
     return checked if shape is not None else None
 
