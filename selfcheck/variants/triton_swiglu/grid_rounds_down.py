@@ -1,4 +1,5 @@
-"""Wrong: the grid is n // BLOCK_SIZE programs, so the last, partial block of every row is never computed."""
+"""Wrong: the grid is n // BLOCK_SIZE programs per row, fewer than the blocks; since blocks are numbered row by
+row, the last rows are never computed (notebooks/kernel_maps.ipynb draws it)."""
 
 # A launch-code mistake: the kernels are right (the kernel tests pass), the functions leave elements unwritten.
 EXPECT_FAILURES = {
