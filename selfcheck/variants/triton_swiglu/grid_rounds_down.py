@@ -1,5 +1,4 @@
-"""Wrong: the grid is n // BLOCK_SIZE programs per row, fewer than the blocks; since blocks are numbered row by
-row, the last rows are never computed (notebooks/kernel_maps.ipynb draws it)."""
+"""Wrong: the grid is n // BLOCK_SIZE programs per row, fewer than the blocks: the last rows are never computed."""
 
 # A launch-code mistake: the kernels are right (the kernel tests pass), the functions leave elements unwritten.
 EXPECT_FAILURES = {
