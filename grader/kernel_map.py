@@ -71,12 +71,21 @@ def _as_grid(t: torch.Tensor) -> torch.Tensor:
     return t.reshape(-1, t.shape[-1]) if t.dim() >= 2 else t.reshape(1, -1)
 
 
-def _blocks(rows: int, cols: int) -> tuple[int, int]:
-    return -(-rows // HEIGHT), -(-cols // WIDTH)
+def _blocks(rows: int, cols: int, width: int = WIDTH) -> tuple[int, int]:
+    """Rows and columns of elements one character stands for, for a map at most ``width`` x ``HEIGHT``."""
+    return -(-rows // HEIGHT), -(-cols // width)
 
 
-def _scale(rows: int, cols: int) -> str:
-    block_rows, block_cols = _blocks(rows, cols)
+def _draw(grid: torch.Tensor, width: int, character) -> list[str]:
+    """One line per band of rows, one ``character(block)`` per block of elements."""
+    rows, cols = grid.shape
+    block_rows, block_cols = _blocks(rows, cols, width)
+    return ["".join(character(grid[r:r + block_rows, c:c + block_cols]) for c in range(0, cols, block_cols))
+            for r in range(0, rows, block_rows)]
+
+
+def _scale(rows: int, cols: int, width: int = WIDTH) -> str:
+    block_rows, block_cols = _blocks(rows, cols, width)
     size = f"{rows} row{'s' * (rows != 1)} x {cols} column{'s' * (cols != 1)}"
     return size + (f" (one character: {block_rows} x {block_cols} elements)" if block_rows * block_cols > 1 else "")
 
@@ -89,15 +98,9 @@ def text_map(counts: torch.Tensor, verb: str = "wrote", outside: torch.Tensor | 
     on a line before or after the map when the tensor is contiguous)."""
     grid = _as_grid(counts)
     rows, cols = grid.shape
-    block_rows, block_cols = _blocks(rows, cols)
-    lines = []
-    for r in range(0, rows, block_rows):
-        line = []
-        for c in range(0, cols, block_cols):
-            block = grid[r:r + block_rows, c:c + block_cols]
-            line.append("#" if bool((block == 1).all()) else "." if bool((block == 0).all())
-                        else "2" if bool((block >= 1).all()) else ":")
-        lines.append("".join(line))
+    _, block_cols = _blocks(rows, cols)
+    lines = _draw(grid, WIDTH, lambda block: "#" if bool((block == 1).all()) else "." if bool((block == 0).all())
+                  else "2" if bool((block >= 1).all()) else ":")
     notes = []
     if outside is not None and outside.numel():
         before, after = outside[outside < 0], outside[outside >= rows * cols]
@@ -119,18 +122,12 @@ def text_map(counts: torch.Tensor, verb: str = "wrote", outside: torch.Tensor | 
 def program_map(programs: torch.Tensor, width: int = WIDTH) -> list[str]:
     """Which program (tl.program_id(0) + tl.program_id(1) * grid[0] + ...) last touched each element,
     one character per element or block, at most ``width`` wide: ``PROGRAM_LEGEND``."""
-    grid = _as_grid(programs)
-    rows, cols = grid.shape
-    block_rows, block_cols = -(-rows // HEIGHT), -(-cols // width)
-    lines = []
-    for r in range(0, rows, block_rows):
-        line = []
-        for c in range(0, cols, block_cols):
-            seen = grid[r:r + block_rows, c:c + block_cols].unique()
-            line.append("*" if seen.numel() > 1 else "." if int(seen[0]) < 0
-                        else PROGRAM_DIGITS[int(seen[0]) % len(PROGRAM_DIGITS)])
-        lines.append("".join(line))
-    return lines
+    def character(block: torch.Tensor) -> str:
+        seen = block.unique()
+        return ("*" if seen.numel() > 1 else "." if int(seen[0]) < 0
+                else PROGRAM_DIGITS[int(seen[0]) % len(PROGRAM_DIGITS)])
+
+    return _draw(_as_grid(programs), width, character)
 
 
 PROGRAM_LEGEND = ("0-9 a-z A-Z: programs 0-61 (then from 0 again), numbered tl.program_id(0) + tl.program_id(1) *"
@@ -138,14 +135,15 @@ PROGRAM_LEGEND = ("0-9 a-z A-Z: programs 0-61 (then from 0 again), numbered tl.p
 
 
 def programs_side_by_side(left: tuple[str, torch.Tensor], right: tuple[str, torch.Tensor]) -> str:
-    """Two program maps next to each other, within 80 columns: which program did what, where."""
+    """Two program maps of tensors of one shape next to each other, within 80 columns: which program did
+    what, where."""
     half = (80 - 4) // 2
     (left_title, left_programs), (right_title, right_programs) = left, right
     a, b = program_map(left_programs, half), program_map(right_programs, half)
     width = max(len(left_title), *(len(line) for line in a))
     rows = [f"{left_title:<{width}}    {right_title}"]
     rows += [f"{x:<{width}}    {y}" for x, y in zip(a + [""] * (len(b) - len(a)), b + [""] * (len(a) - len(b)))]
-    return "\n".join([f"which program touched each element of a {_scale(*_as_grid(left_programs).shape)} tensor;"
+    return "\n".join([f"which program touched each element of a {_scale(*_as_grid(left_programs).shape, half)} tensor;"
                       f" {PROGRAM_LEGEND}:", *rows])
 
 
@@ -206,8 +204,14 @@ def for_error(error: dict) -> str:
     return ""
 
 
-def with_picture(drawn: str, maps: dict) -> str:
-    """``drawn`` (a hint, and a map after a line break, or ''), with the picture when a map was drawn."""
+def explain(record: object, output: str, inputs: list[str], elementwise: bool = False) -> str:
+    """What a test that failed on ``output`` adds from the probe's ``record`` (checked here by ``accept``):
+    the map of its stores where some element was not written exactly once; else an input with elements
+    never loaded, and its map; else, for an ``elementwise`` kernel, the programs that stored elements
+    they did not load. With the picture of every tensor when a map was drawn; '' when the record shows
+    nothing wrong."""
+    maps = accept(record)
+    drawn = unwritten(maps, output) or unread(maps, inputs) or (crossed(maps, output, inputs) if elementwise else "")
     return drawn + save_picture(maps) if "\n" in drawn else drawn
 
 

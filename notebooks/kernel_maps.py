@@ -161,8 +161,8 @@ for arg in ("x_ptr", "gate_weight_ptr", "out_ptr"):
         access, verb = ("stores", "wrote") if arg == "out_ptr" else ("loads", "read")
         print(f"\n{arg}: " + kernel_map.text_map(maps[arg][access], verb))
 if "out_ptr" in maps:
-    print("\n" + kernel_map.programs_side_by_side(("out_ptr: stored by", maps["out_ptr"]["store_programs"]),
-                                                 ("x_ptr: last loaded by", maps["x_ptr"]["load_programs"])))
+    print(f"\nout_ptr: which program stored each element; {kernel_map.PROGRAM_LEGEND}:")
+    print("\n".join(kernel_map.program_map(maps["out_ptr"]["store_programs"])))
 
 # %% [markdown]
 # ## Reading a failing test's map

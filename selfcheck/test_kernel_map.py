@@ -71,6 +71,7 @@ def test_two_program_maps_fit_side_by_side_in_80_columns():
     drawn = kernel_map.programs_side_by_side(("out_ptr: stored by", writer), ("gate_ptr: loaded by", reader))
     rows = drawn.splitlines()[2:]
     assert all(len(line) <= 80 for line in drawn.splitlines()[1:])
+    assert "20 rows x 200 columns (one character: 1 x 6 elements)" in drawn.splitlines()[0]  # 200 in 38: 34 wide
     assert len(rows) == 20 and [set(half) for half in rows[0].split()] == [{"0"}, {"j"}]  # program 19 is "j"
     assert [set(half) for half in rows[19].split()] == [{"j"}, {"0"}]
 

@@ -98,14 +98,6 @@ def project(target, case: dict, activation: str = "silu", **options) -> dict:
 KERNEL_INPUTS = ["x_ptr", "gate_weight_ptr", "value_weight_ptr"]
 
 
-def memory_map(maps: dict | None) -> str:
-    """Where the kernel left elements of out unwritten (or wrote them twice), the map of its stores; else
-    an input with elements it never loaded, and that map; with the picture where matplotlib is installed."""
-    maps = kernel_map.accept(maps)
-    drawn = kernel_map.unwritten(maps, "out_ptr") or kernel_map.unread(maps, KERNEL_INPUTS)
-    return kernel_map.with_picture(drawn, maps)
-
-
 def expect_formula(got: torch.Tensor, case: dict, activation: str, what: str, rtol: float, atol: float,
                    maps: dict | None = None) -> None:
     """``maps``: what the kernel loaded and stored (the probe's record), drawn where it explains a failure."""
@@ -117,7 +109,7 @@ def expect_formula(got: torch.Tensor, case: dict, activation: str, what: str, rt
         fail(f"{what}: dtype {got.dtype}, expected x's {case['x'].dtype}: allocate the output in x's dtype and"
              " convert in tl.store")
     if not torch.allclose(got.double(), want, rtol=rtol, atol=atol * want.abs().max().item(), equal_nan=False):
-        drawn = memory_map(maps)
+        drawn = kernel_map.explain(maps, "out_ptr", KERNEL_INPUTS)  # what the kernel touched
         fail(f"{what} differs from act(x Wg^T + bg) * (x Wv^T + bv): {likely_mistake(got, case, activation)}"
              f" [{describe_mismatch(got, want, rtol, atol * want.abs().max().item())}]{drawn}")
 

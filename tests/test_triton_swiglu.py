@@ -492,23 +492,16 @@ def check_forward(target, evidence, gate, value, layout="contiguous") -> None:
         hint = (overwritten_inputs(target, evidence, "forward") or unwritten_hint(out, exact, layout, launch(target))
                 or too_few_to_tell(exact) or diagnose_forward(out, gate, value, layout, tol))
     what = f"{kernel_where(target, 'forward')}: silu(gate) * value in {gate.dtype}"
-    expect_rounded(out, exact, what, hint + memory_map(evidence, "forward", "out", hint), **tol)
+    expect_rounded(out, exact, what, hint + memory_map(evidence, "forward", "out"), **tol)
     expect_as_accurate_as_eager(out, exact, eager_forward(gate, value), what, tol)
 
 
 KERNEL_INPUTS = {"forward": ["gate_ptr", "value_ptr"], "backward": ["grad_out_ptr", "gate_ptr", "value_ptr"]}
 
 
-def memory_map(evidence: dict, op: str, output: str, hint: str) -> str:
-    """What the kernel touched, drawn for a test that failed on ``output``: after a hint about elements
-    it did not write, the map of its stores; else the inputs it left unread, or where it stored with
-    other programs than it loaded. With the picture of every tensor, where matplotlib is installed."""
-    maps = kernel_map.accept(evidence.get("maps"))
-    if "written" in hint:
-        drawn = kernel_map.unwritten(maps, f"{output}_ptr")
-    else:
-        drawn = kernel_map.unread(maps, KERNEL_INPUTS[op]) or kernel_map.crossed(maps, f"{output}_ptr", KERNEL_INPUTS[op])
-    return kernel_map.with_picture(drawn, maps)
+def memory_map(evidence: dict, op: str, output: str) -> str:
+    """What the kernel touched, drawn for a test that failed on ``output`` (grader/kernel_map.py)."""
+    return kernel_map.explain(evidence.get("maps"), f"{output}_ptr", KERNEL_INPUTS[op], elementwise=True)
 
 
 BROADCAST_ROW_HINT = ("grad_out is one row broadcast over the others (grad_out_row_stride is 0, as autograd passes"
@@ -536,7 +529,7 @@ def check_backward(target, evidence, grad_out, gate, value, layout="contiguous",
             if grad_out_layout == "broadcast_row":
                 hint = BROADCAST_ROW_HINT
         what = f"{kernel_where(target, 'backward')}: {name} in {gate.dtype}"
-        expect_rounded(got, exact, what, hint + memory_map(evidence, "backward", name, hint), **tol)
+        expect_rounded(got, exact, what, hint + memory_map(evidence, "backward", name), **tol)
         expect_as_accurate_as_eager(got, exact, by_eager, what, tol)
 
 
@@ -671,7 +664,7 @@ def test_kernels_launched(target, kernels, gen, op, case, device):
                 f" stub's launch code runs it on the same {layout} {dtype} inputs")
         unwritten = unwritten_hint(got, want, layout)
         if unwritten:
-            fail(f"{what}: {unwritten}{memory_map(evidence, op, name, unwritten)}")
+            fail(f"{what}: {unwritten}{memory_map(evidence, op, name)}")
         left = int((want.isnan() & ~got.isnan()).sum())
         if left:
             fail(f"{what} (there the kernel leaves {left} of {want.numel()} elements unwritten): the values must be"
