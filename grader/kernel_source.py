@@ -1,18 +1,22 @@
-"""The student's Triton kernels, taken out of their file and put into the reference's launch code.
+"""The student's Triton kernels, taken out of their file and put into trusted launch code.
 
-The fused SwiGLU suite grades the kernels themselves: ``_swiglu_forward_kernel`` and
-``_swiglu_backward_kernel`` are read from the file without running it (``ast``), checked to be Triton
+The Triton suites grade the kernels themselves: the kernels an exercise names (``KernelExercise``; for
+the fused SwiGLU ``_swiglu_forward_kernel`` and ``_swiglu_backward_kernel``, for the gated projection
+``_gated_projection_kernel``) are read from the file without running it (``ast``), checked to be Triton
 language only and to keep the parameters the stub gives, and written into a copy of the reference's
-launch code (``swiglu_forward``, ``swiglu_backward`` and their helpers) in place of its own kernels.
-The suite runs that copy in a process of its own, so the tensors the kernel tests judge were computed
-by the student's kernels, launched by trusted code on tensors the test picked; no Python of the
-student's runs there, because under the interpreter a kernel body is plain Python and anything
-outside the whitelist below is refused before it runs.
+launch code in place of its own ``@triton.jit`` functions. The suite runs that copy in a process of its
+own, so the tensors the kernel tests judge were computed by the student's kernels, launched by trusted
+code on tensors the test picked; no Python of the student's runs there, because under the
+interpreter a kernel body is plain Python and anything outside the whitelist below is refused before
+it runs.
 
-The copy keeps the student's line numbers: the kernels (and the ``@triton.jit`` helpers they call)
-stay on their own lines, every other line of the student's file is left blank, and the launch code
-follows below. An out-of-bounds message that says ``triton_swiglu.py:42`` means line 42 of the
-student's file.
+The copy is written from the checked syntax trees, never from the student's text: each statement is
+unparsed onto the line it started on in the student's file (a statement written over several lines
+takes the first), so an out-of-bounds message that says ``triton_swiglu.py:42`` still means line 42 of
+the student's file. Comments are not copied. The copy is parsed again before anything runs it, and
+must be exactly the header, the checked kernels and the launch code (``_check_assembled``): no
+character of the student's file (a line separator Python keeps inside a comment, say) can put a
+statement of theirs into it.
 
 A kernel that cannot be taken (still the stub, missing, another signature, not Triton language) is
 reported per kernel (``Assembled.problems``): the other kernel is still graded.
@@ -25,10 +29,29 @@ import builtins
 from dataclasses import dataclass, field
 from pathlib import Path
 
-KERNELS = {"_swiglu_forward_kernel": "TODO 1", "_swiglu_backward_kernel": "TODO 2"}
-LAUNCHERS = {"_swiglu_forward_kernel": "swiglu_forward", "_swiglu_backward_kernel": "swiglu_backward"}
-# What the kernel tests need of the reference: the launch code. Not its answers to TODO 3-7.
-NOT_COPIED = {"SwiGLUFunction", "swiglu", "FusedSwiGLU"}
+
+
+@dataclass(frozen=True)
+class KernelExercise:
+    """What an exercise's kernel tests take from the student (``kernels``, by name, with their TODO) and
+    from the reference (everything else, but ``not_copied``: its answers to the TODOs the kernel tests do
+    not judge); ``launchers``: the launch function of each kernel, which raises if the kernel could not
+    be taken."""
+
+    exercise: str
+    kernels: dict[str, str]
+    launchers: dict[str, str]
+    not_copied: frozenset[str]
+
+
+SWIGLU = KernelExercise("triton_swiglu", {"_swiglu_forward_kernel": "TODO 1", "_swiglu_backward_kernel": "TODO 2"},
+                        {"_swiglu_forward_kernel": "swiglu_forward", "_swiglu_backward_kernel": "swiglu_backward"},
+                        frozenset({"SwiGLUFunction", "swiglu", "FusedSwiGLU"}))
+GATED = KernelExercise("triton_gated_mlp", {"_gated_projection_kernel": "TODO 1"},
+                       {"_gated_projection_kernel": "gated_projection"},
+                       frozenset({"GatedProjectionFunction", "FusedGatedMLP"}))
+KERNEL_EXERCISES = {spec.exercise: spec for spec in (SWIGLU, GATED)}
+KERNELS, LAUNCHERS, NOT_COPIED = SWIGLU.kernels, SWIGLU.launchers, SWIGLU.not_copied  # the release's stub launch code
 HEADER = "from __future__ import annotations; import triton; import triton.language as tl"
 
 # What a kernel body may be made of: Triton's language is a subset of Python's expressions and
@@ -52,8 +75,9 @@ class KernelSourceError(Exception):
 
 @dataclass
 class Assembled:
-    source: str  # the launch code with the kernels that could be taken; "" when neither could
+    source: str  # the launch code with the kernels that could be taken; "" when none could
     problems: dict[str, KernelSourceError] = field(default_factory=dict)  # kernel name -> why not
+    student_lines: int = 0  # lines 1..student_lines are the student's kernels, on their own line numbers
 
 
 def _allowed_attributes() -> set[str]:
@@ -153,14 +177,15 @@ def _defaults(node: ast.FunctionDef) -> dict[str, ast.expr]:
     return defaults
 
 
-def _definition_problem(node: ast.FunctionDef, stub: ast.FunctionDef | None, display: str) -> KernelSourceError | None:
+def _definition_problem(node: ast.FunctionDef, stub: ast.FunctionDef | None, display: str, todo: str = ""
+                        ) -> KernelSourceError | None:
     """What of the ``def`` line would run Python when the file is imported: default values,
     annotations other than ``tl.constexpr``, a return annotation, ``*args``/``**kwargs``. A kernel
     must have the stub's exact parameters (no defaults, as the stub has none); a helper may give a
     parameter a literal default."""
     args = node.args
     where = f"{node.name} ({display}:{node.lineno})"
-    rule = (f"keep the signature the stub gives ({KERNELS[node.name]})" if node.name in KERNELS else
+    rule = (f"keep the signature the stub gives ({todo})" if stub is not None else
             "a @triton.jit helper takes plain parameters, each optionally `: tl.constexpr`")
     for arg in args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]:
         if arg.annotation is not None and ast.unparse(arg.annotation) not in CONSTEXPR_SPELLINGS:
@@ -181,18 +206,18 @@ def _definition_problem(node: ast.FunctionDef, stub: ast.FunctionDef | None, dis
     return None
 
 
-def _signature_problem(node: ast.FunctionDef, stub: ast.FunctionDef, display: str) -> KernelSourceError | None:
+def _signature_problem(node: ast.FunctionDef, stub: ast.FunctionDef, display: str, todo: str) -> KernelSourceError | None:
     got, want = _parameters(node), _parameters(stub)
     extra = [f"*{node.args.vararg.arg}"] if node.args.vararg else []
     extra += [a.arg for a in node.args.kwonlyargs] + ([f"**{node.args.kwarg.arg}"] if node.args.kwarg else [])
     if [p.split(":")[0] for p in got] == [p.split(":")[0] for p in want] and not extra:
-        problem = _definition_problem(node, stub, display)  # the names are right: say what else is wrong
+        problem = _definition_problem(node, stub, display, todo)  # the names are right: say what else is wrong
         if problem is not None:
             return problem
     if got != want or extra:
         return KernelSourceError(
             f"{node.name} in {display} takes ({', '.join(got + extra)}), expected ({', '.join(want)}): the tests"
-            f" launch it with the stub's launch code, so keep the signature the stub gives ({KERNELS[node.name]})")
+            f" launch it with the stub's launch code, so keep the signature the stub gives ({todo})")
     return None
 
 
@@ -200,23 +225,24 @@ def _span(node: ast.FunctionDef) -> tuple[int, int]:
     return min([d.lineno for d in node.decorator_list] + [node.lineno]), node.end_lineno
 
 
-def assemble(student: str, reference: str, display: str) -> Assembled:
+def assemble(student: str, reference: str, display: str, spec: KernelExercise = SWIGLU) -> Assembled:
     """The reference's launch code with the student's kernels (see the module docstring)."""
     try:
         tree = ast.parse(student)
     except SyntaxError as exc:
         problem = KernelSourceError(f"could not import {display}: SyntaxError: {exc.msg} (line {exc.lineno})")
-        return Assembled("", dict.fromkeys(KERNELS, problem))
+        return Assembled("", dict.fromkeys(spec.kernels, problem))
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     jitted = {name for name, n in functions.items() if _is_jit(n)}
     ref_tree = ast.parse(reference)
     ref_functions = {n.name: n for n in ref_tree.body if isinstance(n, ast.FunctionDef)}
-    ref_names = module_names(ref_tree)
+    launch_tree = ast.Module(body=[n for n in ref_tree.body if not _replaced(n, spec)], type_ignores=[])
+    ref_names = module_names(launch_tree)
     attributes = _allowed_attributes()
-    helpers = jitted - set(KERNELS)
+    helpers = jitted - set(spec.kernels)
     problems: dict[str, KernelSourceError] = {}
     taken: set[str] = set()
-    for name, todo in KERNELS.items():
+    for name, todo in spec.kernels.items():
         node = functions.get(name)
         try:
             if node is None or name not in jitted:
@@ -224,7 +250,7 @@ def assemble(student: str, reference: str, display: str) -> Assembled:
                                         " the signature the stub gives; the tests launch it with the stub's launch code")
             if _is_empty(node):
                 raise KernelSourceError(f"{name}: {todo} in {display} (its body is still empty)", not_implemented=True)
-            problem = _signature_problem(node, ref_functions[name], display)
+            problem = _signature_problem(node, ref_functions[name], display, todo)
             if problem is not None:
                 raise problem
             wanted, queue = set(), [name]
@@ -247,18 +273,96 @@ def assemble(student: str, reference: str, display: str) -> Assembled:
             problems[name] = problem
             continue
         taken |= wanted
-    if len(problems) == len(KERNELS):
+    if len(problems) == len(spec.kernels):
         return Assembled("", problems)
-    lines = student.splitlines()
-    kept = [""] * len(lines)
-    for name in taken:
-        start, end = _span(functions[name])
-        kept[start - 1:end] = lines[start - 1:end]
-    if kept and kept[0]:
-        kept.insert(0, "")  # a kernel on the first line: the header needs it (line numbers shift by one)
-    kept = kept or [""]
-    kept[0] = HEADER
-    return Assembled("\n".join(kept) + "\n\n" + _launch_code(reference, ref_tree, set(problems)), problems)
+    kept = sorted((functions[name] for name in taken), key=lambda n: n.lineno)
+    kernels = _written(kept)
+    launch = _launch_code(reference, ref_tree, set(problems), spec)
+    source = "\n".join(kernels) + "\n\n" + launch
+    _check_assembled(source, kept, launch)
+    return Assembled(source, problems, len(kernels))
+
+
+def _replaced(node: ast.stmt, spec: KernelExercise) -> bool:
+    """Whether the reference's ``node`` stays out of the launch code: its @triton.jit functions (the
+    student's kernels and helpers take their place), its answers to the other TODOs, its docstring and
+    its ``from __future__`` (the header has it)."""
+    if isinstance(node, ast.FunctionDef) and (_is_jit(node) or node.name in spec.kernels):
+        return True
+    if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in spec.not_copied:
+        return True
+    docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+    return docstring or (isinstance(node, ast.ImportFrom) and node.module == "__future__")
+
+
+class _Lines:
+    """Text written line by line, each at the line asked for or, where that is taken, the next free one."""
+
+    def __init__(self, first: int) -> None:
+        self.text: list[str] = [""] * (first - 1)
+
+    def put(self, line: int, text: str) -> None:
+        assert "\n" not in text and "\r" not in text, text  # unparse writes one statement's head on one line
+        self.text += [""] * (line - 1 - len(self.text))
+        self.text.append(text)
+
+
+def _written(functions: list[ast.FunctionDef]) -> list[str]:
+    """The checked functions as text, from their trees: the header on line 1, then each statement on the
+    line it started on in the student's file (or the next free one)."""
+    out = _Lines(2)
+    for node in functions:
+        for decorator in node.decorator_list:
+            out.put(decorator.lineno, "@" + ast.unparse(decorator))
+        head = ast.FunctionDef(name=node.name, args=node.args, body=[ast.Pass()], decorator_list=[],
+                               returns=node.returns, type_comment=None)
+        out.put(node.lineno, ast.unparse(ast.fix_missing_locations(head)).split("\n")[0])
+        _write_body(node.body, 1, out)
+    out.text[0] = HEADER
+    return out.text
+
+
+def _write_body(statements: list[ast.stmt], depth: int, out: _Lines) -> None:
+    pad = "    " * depth
+    for s in statements:
+        if isinstance(s, ast.If):
+            keyword = "if"
+            while True:  # an else holding only an if is written as elif: the same tree
+                out.put(s.lineno, f"{pad}{keyword} {ast.unparse(s.test)}:")
+                _write_body(s.body, depth + 1, out)
+                if len(s.orelse) == 1 and isinstance(s.orelse[0], ast.If):
+                    s, keyword = s.orelse[0], "elif"
+                    continue
+                break
+            orelse = s.orelse
+        elif isinstance(s, ast.For):
+            out.put(s.lineno, f"{pad}for {ast.unparse(s.target)} in {ast.unparse(s.iter)}:")
+            _write_body(s.body, depth + 1, out)
+            orelse = s.orelse
+        elif isinstance(s, ast.While):
+            out.put(s.lineno, f"{pad}while {ast.unparse(s.test)}:")
+            _write_body(s.body, depth + 1, out)
+            orelse = s.orelse
+        else:
+            out.put(s.lineno, pad + ast.unparse(s))
+            continue
+        if orelse:
+            out.put(orelse[0].lineno - 1, f"{pad}else:")
+            _write_body(orelse, depth + 1, out)
+
+
+class AssemblyError(RuntimeError):
+    """The assembled file is not exactly what was checked: a defect of the grader, never run."""
+
+
+def _check_assembled(source: str, kernels: list[ast.FunctionDef], launch: str) -> None:
+    """Parse the assembled file again and require, statement for statement: the header, the checked
+    functions (their trees, positions aside) and the launch code. Anything else is refused before
+    anything runs it."""
+    want = ast.parse(HEADER).body + kernels + ast.parse(launch).body
+    got = ast.parse(source).body
+    if len(got) != len(want) or any(ast.dump(g) != ast.dump(w) for g, w in zip(got, want)):
+        raise AssemblyError("the kernels-only file differs from the checked kernels and launch code; not run")
 
 
 def module_names(tree: ast.Module) -> dict[str, str]:
@@ -289,19 +393,16 @@ def module_names(tree: ast.Module) -> dict[str, str]:
     return names
 
 
-def _launch_code(reference: str, ref_tree: ast.Module, missing: set[str]) -> str:
-    """The reference without its kernels, its docstring and what the kernel tests do not run; the
-    launcher of a kernel that could not be taken raises instead."""
+def _launch_code(reference: str, ref_tree: ast.Module, missing: set[str], spec: KernelExercise) -> str:
+    """The reference without what ``_replaced`` leaves out; the launchers of the kernels that could not be
+    taken (``missing``, by kernel name) raise instead."""
     lines = reference.splitlines()
     for node in ref_tree.body:
-        name = getattr(node, "name", None)
-        docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and node is ref_tree.body[0]
-        future = isinstance(node, ast.ImportFrom) and node.module == "__future__"
-        if name in KERNELS or name in NOT_COPIED or docstring or future:
+        if _replaced(node, spec):
             start, end = _span(node) if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else (node.lineno,
                                                                                                   node.end_lineno)
             lines[start - 1:end] = [""] * (end - start + 1)
-    stubs = "".join(f"\n\ndef {LAUNCHERS[name]}(*args, **kwargs):\n    raise NotImplementedError({name!r})\n"
+    stubs = "".join(f"\n\ndef {spec.launchers[name]}(*args, **kwargs):\n    raise NotImplementedError({name!r})\n"
                     for name in sorted(missing))
     return "\n".join(lines) + "\n" + stubs
 
@@ -319,11 +420,11 @@ def stub_launch_code(stub: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def assemble_file(student: Path, reference: Path, display: str, out: Path) -> Assembled:
+def assemble_file(student: Path, reference: Path, display: str, out: Path, spec: KernelExercise = SWIGLU) -> Assembled:
     """Assemble into ``out`` (written only when a kernel could be taken)."""
     if not student.is_file():
-        return Assembled("", dict.fromkeys(KERNELS, KernelSourceError(f"no file {display}")))
-    assembled = assemble(student.read_text(), reference.read_text(), display)
+        return Assembled("", dict.fromkeys(spec.kernels, KernelSourceError(f"no file {display}")))
+    assembled = assemble(student.read_text(), reference.read_text(), display, spec)
     if assembled.source:
         out.write_text(assembled.source)
     return assembled

@@ -4,13 +4,15 @@ in the reference's launch code and nothing else of it."""
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from grader.paths import reference_file
 
 pytest.importorskip("triton", reason="Triton is not installed (Linux only)")
 
-from grader.kernel_source import assemble  # noqa: E402
+from grader.kernel_source import GATED, KERNELS, AssemblyError, assemble  # noqa: E402
 from selfcheck.harness import REPO  # noqa: E402
 
 REFERENCE = reference_file("triton_swiglu").read_text()
@@ -39,10 +41,13 @@ def test_reference_kernels_taken_and_only_the_launch_code_around_them():
 
 
 def test_kernel_keeps_its_line_numbers():
+    """Written from the tree, every statement of a kernel starts on its own line number (comments go)."""
     source = assemble(REFERENCE, REFERENCE, "triton_swiglu.py").source.splitlines()
-    reference = REFERENCE.splitlines()
-    line = reference.index(FORWARD_BODY.rstrip("\n"))
-    assert source[line] == reference[line]
+    for node in ast.parse(REFERENCE).body:
+        if isinstance(node, ast.FunctionDef) and node.name in KERNELS:
+            for statement in ast.walk(node):
+                if isinstance(statement, (ast.Assign, ast.Expr, ast.Return)) and statement.end_lineno == statement.lineno:
+                    assert source[statement.lineno - 1].strip() == ast.unparse(statement), statement.lineno
 
 
 @pytest.mark.parametrize("line,said", [
@@ -144,3 +149,57 @@ def test_helper_named_like_a_module_level_name_refused_and_the_clash_named():
     helper = "@triton.jit\ndef MAX_BLOCK_SIZE(g, v):\n    return g * tl.sigmoid(g) * v\n\n\n"
     problem = forward_problem(with_forward_line("    out = MAX_BLOCK_SIZE(gate, value)\n", helper))
     assert "clashes with the module-level name MAX_BLOCK_SIZE (line " in problem and "rename your function" in problem, problem
+
+
+# Characters Python's tokenizer keeps inside one line (a comment, a docstring, a string) but that
+# str.splitlines() ends a line at: a file that counts lines with them would shift what it copies.
+LINE_SEPARATORS = ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+PLANTED = "PLANTED = __import__('os').getpid()  # a module-level statement: must never reach the copy"
+
+
+def separator_placements(separator: str) -> dict[str, str]:
+    """The reference as a student's file with ``separator`` in a comment, a docstring and a string above
+    and inside the kernels, and a module-level statement right above the first kernel."""
+    first = REFERENCE.index("@triton.jit")
+    above = (f"# a comment {separator} holding a separator\n"
+             f'"""a module docstring-like string {separator} here"""\n'
+             f"NOTE = 'a string {separator} too'\n{PLANTED}\n")
+    inside = FORWARD_BODY.replace("  # silu(gate) * value", f"  # silu {separator} times value")
+    return {"above the kernels": REFERENCE[:first] + above + REFERENCE[first:],
+            "inside a kernel": with_forward_line(inside, prelude=f"# {separator}\n" * 3 + PLANTED + "\n"),
+            "in a kernel's docstring": with_forward_line(f'    """silu {separator} times"""\n' + FORWARD_BODY,
+                                                          prelude=PLANTED + "\n")}
+
+
+@pytest.mark.parametrize("separator", LINE_SEPARATORS, ids=[hex(ord(c)) for c in LINE_SEPARATORS])
+def test_line_separators_cannot_carry_a_statement_into_the_copy(separator):
+    """Whatever the separator and wherever it sits, the copy holds the header, the kernels exactly as
+    checked, and the launch code: no statement of the student's module level."""
+    for where, student in separator_placements(separator).items():
+        assembled = assemble(student, REFERENCE, "triton_swiglu.py")
+        assert not assembled.problems, (where, assembled.problems)
+        assert "PLANTED" not in assembled.source and separator not in assembled.source, where
+        # The same file without the planted statement.
+        plain = assemble(student.replace(PLANTED, ""), REFERENCE, "triton_swiglu.py")
+        assert [ast.dump(n) for n in ast.parse(assembled.source).body] == \
+            [ast.dump(n) for n in ast.parse(plain.source).body], where
+
+
+def test_the_copy_is_checked_again_before_it_runs(monkeypatch):
+    """Were the writing from the tree ever to put something else into the copy, it is refused, not run."""
+    import grader.kernel_source as kernel_source
+
+    written = kernel_source._written
+    monkeypatch.setattr(kernel_source, "_written", lambda functions: written(functions) + [PLANTED])
+    with pytest.raises(AssemblyError):
+        assemble(REFERENCE, REFERENCE, "triton_swiglu.py")
+
+
+def test_gated_kernel_taken_with_its_helper_into_the_reference_launch_code():
+    reference = reference_file("triton_gated_mlp").read_text()
+    assembled = assemble(reference, reference, "triton_gated_mlp.py", GATED)
+    assert not assembled.problems, assembled.problems
+    names = [n.name for n in ast.parse(assembled.source).body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    assert names.count("_activation") == 1 and "_gated_projection_kernel" in names, names
+    assert "gated_projection" in names and "gated_projection_combined" in names, names
+    assert "FusedGatedMLP" not in names and "GatedProjectionFunction" not in names, names

@@ -7,6 +7,16 @@ as a GPU does (``grader/probes/``). Every expected value is computed here, in fl
 formula ``act(x Wg^T + bg) * (x Wv^T + bv)`` on the very inputs the code under test got; a wrong value
 is compared with the mistakes students make (bias after the activation, gate and value swapped, the
 K remainder dropped, the combined weight's halves swapped) to say which it is.
+
+Two targets, so that the points for a working kernel come from the kernel alone (tests/kernel_target.py):
+
+* ``kernels``: ``_gated_projection_kernel`` (and the ``@triton.jit`` helpers it calls) read out of the
+  file without running it and launched by the reference's launch code in a process of its own. The
+  kernel tests (TODO 1) run on this.
+* ``target``: the student's file as it is. The launch code (TODO 2-3), the backward (TODO 4) and the block
+  (TODO 5) run on this, and count once the kernel computes the projection on ``kernels``. Whether they
+  use the kernel is decided by replacing it with a stand-in that computes something else
+  (``grader/probes/stand_ins.py``): what they return must follow.
 """
 
 from __future__ import annotations
@@ -21,8 +31,12 @@ pytest.importorskip(
 
 from grader.activations import ACTIVATIONS as BY_NAME  # noqa: E402
 from grader import kernel_map  # noqa: E402
+from grader.kernel_source import GATED  # noqa: E402
+from grader.paths import reference_file  # noqa: E402
+from grader.probes import stand_in_gated  # noqa: E402
 from tests.checks import describe_mismatch, fail  # noqa: E402
-from tests.seam import format_error  # noqa: E402
+from tests.kernel_target import start_side_by_side, student_kernels  # noqa: E402
+from tests.seam import Target, format_error  # noqa: E402
 
 pytestmark = pytest.mark.gated
 
@@ -32,6 +46,22 @@ ACTIVATIONS = ("silu", "gelu", "gelu_tanh", "relu", "sigmoid")
 KERNEL = "_gated_projection_kernel"
 FLOAT32_RTOL = 2.0**-16  # float32 accumulation over 45 products: a few ulp of the largest sum
 WIDE_HIDDEN = 509  # 16 bits: 32 steps of the K loop, so that summing in 16 bits shows against eager's 4 roundings
+
+
+@pytest.fixture(scope="session")
+def kernels(pytestconfig, target, tmp_path_factory) -> Target:
+    """The student's kernel alone, under the reference's launch code; in the student release, which has
+    no reference, the student's own file (tests/kernel_target.py)."""
+    launch_code = reference_file(EXERCISE)
+    if not launch_code.is_file():
+        return target
+    return student_kernels(pytestconfig, target, tmp_path_factory.mktemp("gated_kernels"), GATED, launch_code,
+                           lambda kwargs: [KERNEL])
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _start_both_processes(target, kernels) -> None:
+    start_side_by_side([target, kernels] if kernels is not target else [target], EXERCISE, "gated")
 
 
 def torch_activation(name: str):
@@ -80,7 +110,8 @@ def likely_mistake(got: torch.Tensor, case: dict, activation: str) -> str:
             return hint
     if torch.isnan(got).any():
         return ("some elements were never written (NaN, what fresh memory holds in these tests): does every"
-                " program store its whole tile, with the grid cdiv(M, BLOCK_M) x cdiv(N, BLOCK_N)?")
+                " program store its whole tile? The kernel tests launch it as TODO 2 says: a grid of (cdiv(M, BLOCK_M),"
+                " cdiv(N, BLOCK_N)) programs, program (tl.program_id(0), tl.program_id(1)) computing tile (pid_m, pid_n)")
     return "check the K loop, the tiles' offsets and strides, and the epilogue (bias, activation, product) in TODO 1"
 
 
@@ -114,21 +145,122 @@ def expect_formula(got: torch.Tensor, case: dict, activation: str, what: str, rt
              f" [{describe_mismatch(got, want, rtol, atol * want.abs().max().item())}]{drawn}")
 
 
+_kernel_verdict: dict[str, str] = {}
+
+
+def kernel_verdict(kernels) -> str:
+    """"" when the student's kernel computes the projection under trusted launch code (float32, silu, on
+    fixed data), else the first line of why not. Asked once per session."""
+    if "verdict" not in _kernel_verdict:
+        case = inputs(torch.Generator().manual_seed(0))
+        try:
+            evidence = project(kernels, case, "silu")
+            expect_formula(evidence["out"], case, "silu", f"{KERNEL} (TODO 1)", FLOAT32_RTOL, FLOAT32_RTOL)
+            _kernel_verdict["verdict"] = ""
+        except pytest.fail.Exception as failure:
+            _kernel_verdict["verdict"] = str(failure).splitlines()[0] if str(failure) else "the kernel failed"
+    return _kernel_verdict["verdict"]
+
+
+def expect_kernel_computes(kernels, what: str) -> None:
+    """What the student's own process computed counts only once the kernel computes the projection where
+    no Python of the student's runs: in the student's process, any code of the file could make a launch
+    "compute" whatever it likes."""
+    verdict = kernel_verdict(kernels)
+    if verdict:
+        fail(f"{what}: this counts once {KERNEL} computes the projection on its own (TODO 1; test_forward_float32"
+             f" passes); it does not yet: {verdict}")
+
+
+_launch_verdict: dict[str, str] = {}
+
+
+def launch_verdict(target) -> str:
+    """"" when the student's gated_projection gets the right projection from the kernel (on fixed data:
+    float32 with biases, float64 without, each also with the kernel replaced by the stand-in), else the
+    first line of why not: test_kernel_does_the_work's verdict, asked once per session."""
+    if "verdict" not in _launch_verdict:
+        try:
+            check_launch(target, torch.Generator().manual_seed(0))
+            _launch_verdict["verdict"] = ""
+        except pytest.fail.Exception as failure:
+            _launch_verdict["verdict"] = str(failure).splitlines()[0] if str(failure) else "gated_projection failed"
+    return _launch_verdict["verdict"]
+
+
+def check_launch(target, gen: torch.Generator) -> dict:
+    """gated_projection computes the formula, and its result follows the stand-in (TODO 2)."""
+    case = inputs(gen)
+    evidence = project(target, case, "gelu")
+    expect_formula(evidence["out"], case, "gelu", "gated_projection (TODO 2)", FLOAT32_RTOL, FLOAT32_RTOL)
+    expect_follows_stand_in(target, case, "gelu", "gated_projection", "TODO 2", gen)
+    expect_follows_stand_in(target, inputs(gen, torch.float64, bias=False), "relu",
+                            "gated_projection in float64 without biases", "TODO 2", gen)
+    return evidence
+
+
+def expect_launch_works(target, kernels, what: str) -> None:
+    """The premises of the tests built on gated_projection: the kernel computes (TODO 1), and
+    gated_projection gets its result from it (TODO 2). Each failing premise is charged by its own test."""
+    expect_kernel_computes(kernels, what)
+    verdict = launch_verdict(target)
+    if verdict:
+        fail(f"{what}: this counts once gated_projection gets the projection from {KERNEL} (TODO 2;"
+             f" test_kernel_does_the_work passes); it does not yet: {verdict}")
+
+
+def stand_in_coefficients(gen: torch.Generator) -> dict:
+    """Drawn per test: no fixed answer to hard-code."""
+    a, b, c = (0.5 + torch.rand(3, generator=gen, dtype=torch.float64)).tolist()
+    return {"gated": [a, -b, c / 2]}
+
+
+def expect_follows_stand_in(target, case: dict, activation: str, what: str, todo: str, gen: torch.Generator,
+                            **options) -> None:
+    """Run the same call with the kernel replaced by the grader's stand-in: the result must be the
+    stand-in's, computed here from the test's own inputs (in float64: a float64 launch that asks for
+    float32 sums shows)."""
+    coefficients = stand_in_coefficients(gen)
+    plain = project(target, case, activation, **options)["out"]
+    got = project(target, case, activation, stand_ins=coefficients, **options)["out"]
+    x = case["x"].reshape(-1, case["x"].shape[-1])
+    want = stand_in_gated(x, case["gate_weight"], case["value_weight"], case.get("gate_bias"), case.get("value_bias"),
+                          activation, coefficients["gated"]).reshape(*case["x"].shape[:-1], -1)
+    rtol = 1e-12 if case["x"].dtype == torch.float64 else FLOAT32_RTOL
+    if got.shape == want.shape and torch.allclose(got.double(), want, rtol=rtol, atol=rtol * want.abs().max().item()):
+        return
+    a, b, c = coefficients["gated"]
+    if got.shape == want.shape and case["x"].dtype == torch.float64 and torch.allclose(
+            got, want, rtol=1e-5, atol=1e-5 * want.abs().max().item()):
+        fail(f"{what}: the launch asks {KERNEL} for float32 sums on float64 x (right to float32 precision only):"
+             f" pass COMPUTE_DTYPE=COMPUTE_DTYPES.get(x.dtype, tl.float32) ({todo})")
+    stand_in = (f"with {KERNEL} replaced by a stand-in that writes {a:.3f} * (x Wg^T + bg) {b:+.3f} * (x Wv^T + bv)"
+                f" {c:+.3f} * (1 + the activation's place in ACTIVATIONS)")
+    if got.shape == plain.shape and torch.equal(got.nan_to_num(), plain.nan_to_num()):
+        fail(f"{what} does not get its result from {KERNEL}: {stand_in}, it returned the same as before. The"
+             f" projection must be computed by the kernel, launched once, not by PyTorch ({todo})")
+    detail = describe_mismatch(got, want, rtol, rtol * want.abs().max().item()) if got.shape == want.shape else (
+        f"shape {tuple(got.shape)}, expected {tuple(want.shape)}")
+    fail(f"{what}: {stand_in}, it returned something else [{detail}]: launch {KERNEL} with x's rows and strides,"
+         " both weights with their own strides, HAS_BIAS, the activation and COMPUTE_DTYPES.get(x.dtype,"
+         f" tl.float32), and return what it wrote ({todo})")
+
+
 # ------------------------------------------------------------------------------- the kernel
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("activation", ACTIVATIONS)
-def test_forward_float32(target, gen, activation):
+def test_forward_float32(kernels, gen, activation):
     case = inputs(gen)
-    evidence = project(target, case, activation)
+    evidence = project(kernels, case, activation)
     expect_formula(evidence["out"], case, activation, f"gated_projection(activation={activation!r}) in float32"
                    " (TODO 1-2)", FLOAT32_RTOL, FLOAT32_RTOL, evidence.get("maps"))
 
 
 @pytest.mark.points(1)
-def test_forward_float64(target, gen):
+def test_forward_float64(kernels, gen):
     case = inputs(gen, torch.float64)
-    got = project(target, case, "gelu")["out"]
+    got = project(kernels, case, "gelu")["out"]
     want = formula(case, "gelu")
     if got.dtype == torch.float64 and not torch.allclose(got, want, rtol=1e-12, atol=1e-12 * want.abs().max().item()):
         if torch.allclose(got, want, rtol=1e-5, atol=1e-5 * want.abs().max().item()):
@@ -139,9 +271,9 @@ def test_forward_float64(target, gen):
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bfloat16", "float16"])
-def test_forward_16bit(target, gen, dtype):
+def test_forward_16bit(kernels, gen, dtype):
     case = inputs(gen, dtype, hidden=WIDE_HIDDEN)
-    got = project(target, case, "silu")["out"]
+    got = project(kernels, case, "silu")["out"]
     want = formula(case, "silu")
     x, wg, wv, bg, bv = (case[n] for n in ("x", "gate_weight", "value_weight", "gate_bias", "value_bias"))
     eager = F.silu(F.linear(x, wg, bg)) * F.linear(x, wv, bv)  # PyTorch in 16 bits: four roundings
@@ -160,23 +292,35 @@ def test_forward_16bit(target, gen, dtype):
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("layout", ["transposed", "strided"])
-def test_forward_noncontiguous_x(target, gen, layout):
+def test_forward_noncontiguous_x(kernels, gen, layout):
     case = inputs(gen)
-    got = project(target, case, "silu", layout=layout)["out"]
+    got = project(kernels, case, "silu", layout=layout)["out"]
     expect_formula(got, case, "silu", f"gated_projection on a {layout} x (TODO 1-2: pass x's strides as they are,"
                    " never assume a row is HIDDEN elements apart)", FLOAT32_RTOL, FLOAT32_RTOL)
 
 
 @pytest.mark.points(1)
-def test_forward_without_bias(target, gen):
+def test_forward_without_bias(kernels, gen):
     case = inputs(gen, bias=False)
-    evidence = project(target, case, "relu")
+    evidence = project(kernels, case, "relu")
     expect_formula(evidence["out"], case, "relu", "gated_projection without biases (HAS_BIAS=False, TODO 1-2)",
                    FLOAT32_RTOL, FLOAT32_RTOL, evidence.get("maps"))
 
 
 @pytest.mark.points(1)
-def test_forward_3d_input(target, gen):
+def test_input_unmodified(kernels, gen):
+    case = inputs(gen)
+    evidence = project(kernels, case, "silu")
+    expect_formula(evidence["out"], case, "silu", "gated_projection (this test counts once its output is right)",
+                   FLOAT32_RTOL, FLOAT32_RTOL)
+    if evidence["input_changed"]:
+        fail(f"{KERNEL} changed x: the kernel may only store into the output (TODO 1)")
+
+
+# ------------------------------------------------------------------------------- the launch code
+
+@pytest.mark.points(1)
+def test_forward_3d_input(target, kernels, gen):
     case = inputs(gen, tokens=2 * 3 * 5)
     case["x"] = case["x"].reshape(2, 15, HIDDEN)
     flat = {**case, "x": case["x"].reshape(-1, HIDDEN)}
@@ -184,15 +328,17 @@ def test_forward_3d_input(target, gen):
     if tuple(got.shape) != (2, 15, INTERMEDIATE):
         fail(f"gated_projection on x of shape (2, 15, {HIDDEN}): shape {tuple(got.shape)}, expected"
              f" (2, 15, {INTERMEDIATE}): reshape the (M, N) result to x.shape[:-1] + (N,) (TODO 2)")
+    expect_launch_works(target, kernels, "gated_projection on a 3-d x has the right shape")
     expect_formula(got.reshape(-1, INTERMEDIATE), flat, "silu", "gated_projection on a 3-d x (TODO 2)",
                    FLOAT32_RTOL, FLOAT32_RTOL)
+    expect_follows_stand_in(target, case, "silu", "gated_projection on a 3-d x", "TODO 2", gen)
 
 
 @pytest.mark.points(2)
-def test_combined_weight(target, gen):
+def test_combined_weight(target, kernels, gen):
     case = inputs(gen)
-    evidence = project(target, case, "silu", combined=True)
-    got = evidence["out"]
+    got = project(target, case, "silu", combined=True)["out"]
+    expect_launch_works(target, kernels, "gated_projection_combined runs")
     swapped = formula({**case, "gate_weight": case["value_weight"], "value_weight": case["gate_weight"],
                        "gate_bias": case["value_bias"], "value_bias": case["gate_bias"]}, "silu")
     if got.shape == swapped.shape and torch.allclose(got.double(), swapped, rtol=1e-4,
@@ -201,13 +347,16 @@ def test_combined_weight(target, gen):
              " [intermediate, 2 * intermediate) the value's (TODO 3)")
     expect_formula(got, case, "silu", "gated_projection_combined on one (2 * intermediate, hidden) weight (TODO 3)",
                    FLOAT32_RTOL, FLOAT32_RTOL)
+    expect_follows_stand_in(target, case, "silu", "gated_projection_combined", "TODO 3: views of weight and bias,"
+                            " then gated_projection", gen, combined=True)
 
 
 @pytest.mark.points(1)
-def test_kernel_does_the_work(target, gen):
-    case = inputs(gen)
-    evidence = project(target, case, "silu")
-    expect_formula(evidence["out"], case, "silu", "gated_projection (TODO 1-2)", FLOAT32_RTOL, FLOAT32_RTOL)
+def test_kernel_does_the_work(target, kernels, gen):
+    project(target, inputs(gen), "gelu")  # the student's own error first (a stub: not implemented yet)
+    expect_kernel_computes(kernels, "gated_projection runs")
+    evidence = check_launch(target, gen)
+    # What the process reports of its launches can only cost a point: the stand-in above decided the rest.
     if evidence["kernels"] != [KERNEL] or evidence["foreign_kernels"]:
         fail(f"gated_projection launched {evidence['kernels'] or 'none'} of this file's kernels and"
              f" {evidence['foreign_kernels'] or 'no'} others: the whole projection is one launch of {KERNEL}"
@@ -215,22 +364,10 @@ def test_kernel_does_the_work(target, gen):
 
 
 @pytest.mark.points(1)
-def test_input_unmodified(target, gen):
-    case = inputs(gen)
-    evidence = project(target, case, "silu")
-    expect_formula(evidence["out"], case, "silu", "gated_projection (this test counts once its output is right)",
-                   FLOAT32_RTOL, FLOAT32_RTOL)
-    if evidence["input_changed"]:
-        fail("gated_projection changed x: the kernel may only store into the output (TODO 1)")
-
-
-@pytest.mark.points(1)
-def test_no_tokens(target, gen):
-    full = inputs(gen)
-    expect_formula(project(target, full, "silu")["out"], full, "silu",
-                   "gated_projection (this test counts once its output is right)", FLOAT32_RTOL, FLOAT32_RTOL)
+def test_no_tokens(target, kernels, gen):
     case = inputs(gen, tokens=0)
     got = project(target, case, "silu")["out"]
+    expect_launch_works(target, kernels, "gated_projection runs")
     if tuple(got.shape) != (0, INTERMEDIATE):
         fail(f"gated_projection on 0 tokens: shape {tuple(got.shape)}, expected (0, {INTERMEDIATE}); launch"
              " nothing when M or N is 0 (TODO 2)")
@@ -257,11 +394,16 @@ def module_run(target, gen, activation: str = "gelu", **options) -> tuple[dict, 
     weights = glu_weights(gen)
     x = torch.randn(3, 5, HIDDEN, generator=gen, dtype=torch.float64)
     grad_out = torch.randn(3, 5, HIDDEN, generator=gen, dtype=torch.float64)
+    return module_evidence(target, weights, x, grad_out, activation, **options), weights, x, grad_out
+
+
+def module_evidence(target, weights: dict, x: torch.Tensor, grad_out: torch.Tensor, activation: str,
+                    **options) -> dict:
     evidence = target.evidence(EXERCISE, "gated_module_run", hidden=HIDDEN, intermediate=INTERMEDIATE,
                                activation=activation, weights=weights, x=x, grad_out=grad_out, **options)
     if "error" in evidence:
         fail(format_error(evidence["error"]))
-    return evidence, weights, x, grad_out
+    return evidence
 
 
 @pytest.mark.points(1)
@@ -287,8 +429,9 @@ def own_projection(target, weights: dict, x: torch.Tensor, activation: str) -> t
 
 @pytest.mark.points(2)
 @pytest.mark.parametrize("activation", ["silu", "gelu"])
-def test_block_matches_glu(target, gen, activation):
-    evidence, weights, x, _ = module_run(target, gen, activation)
+def test_block_matches_glu(target, kernels, gen, activation):
+    evidence, weights, x, grad_out = module_run(target, gen, activation)
+    expect_launch_works(target, kernels, f"FusedGatedMLP(activation={activation!r}) runs")
     hidden = own_projection(target, weights, x, activation)
     want = F.linear(hidden, weights["Wo.weight"], weights["Wo.bias"])
     got = evidence["out"]
@@ -296,15 +439,25 @@ def test_block_matches_glu(target, gen, activation):
         detail = describe_mismatch(got, want, 1e-10, 1e-10) if got.shape == want.shape else f"shape {tuple(got.shape)}"
         fail(f"FusedGatedMLP(activation={activation!r}).forward (TODO 5) is not Wo(gated_projection(x, Wg, Wv))"
              f" with GLU's weights: the gate's and the value's layers, then Wo, then dropout [{detail}]")
-    # Charged here only when gated_projection itself launches the kernel: test_kernel_does_the_work says if not.
-    if evidence["kernels"] != [KERNEL] and project(target, inputs(gen), "silu")["kernels"] == [KERNEL]:
-        fail(f"FusedGatedMLP.forward launched {evidence['kernels'] or 'no kernel'}: the projection must go through"
-             f" GatedProjectionFunction, one launch of {KERNEL} (TODO 5)")
+    # Does the block's projection come from the kernel? The same call with the kernel replaced by a stand-in.
+    coefficients = stand_in_coefficients(gen)
+    swapped = module_evidence(target, weights, x, grad_out, activation, stand_ins=coefficients, train=False)["out"]
+    flat = x.reshape(-1, HIDDEN)
+    projected = stand_in_gated(flat, weights["Wg.weight"], weights["Wv.weight"], weights["Wg.bias"],
+                               weights["Wv.bias"], activation, coefficients["gated"])
+    want = F.linear(projected, weights["Wo.weight"], weights["Wo.bias"]).reshape(x.shape)
+    if swapped.shape != want.shape or not torch.allclose(swapped, want, rtol=1e-9, atol=1e-9 * want.abs().max().item()):
+        a, b, c = coefficients["gated"]
+        fail(f"FusedGatedMLP(activation={activation!r}).forward does not get its projection from {KERNEL}: with the"
+             f" kernel replaced by a stand-in that writes {a:.3f} * (x Wg^T + bg) {b:+.3f} * (x Wv^T + bv)"
+             f" {c:+.3f} * (1 + the activation's place in ACTIVATIONS), its output did not follow. The projection"
+             f" must go through GatedProjectionFunction, one launch of {KERNEL} (TODO 5)")
 
 
 @pytest.mark.points(2)
-def test_block_gradients(target, gen):
+def test_block_gradients(target, kernels, gen):
     evidence, weights, x, grad_out = module_run(target, gen, "gelu")
+    expect_launch_works(target, kernels, "FusedGatedMLP's backward runs")
     leaves = {k: v.clone().requires_grad_(True) for k, v in weights.items()}
     xs = x.clone().requires_grad_(True)
     glu_formula(leaves, xs, "gelu").backward(grad_out)
@@ -328,8 +481,9 @@ def test_block_gradients(target, gen):
 
 
 @pytest.mark.points(1)
-def test_block_dropout(target, gen):
+def test_block_dropout(target, kernels, gen):
     evidence, *_ = module_run(target, gen, "silu", dropout=0.5, train=True)
+    expect_launch_works(target, kernels, "FusedGatedMLP runs in training")
     zeros = (evidence["out"] == 0).double().mean().item()
     # 225 outputs, share 0.5: six standard deviations are 0.2 either side.
     if not 0.3 <= zeros <= 0.7:

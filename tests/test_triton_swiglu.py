@@ -37,8 +37,6 @@ from __future__ import annotations
 
 import math
 import re
-import threading
-from pathlib import Path
 
 import pytest
 import torch
@@ -50,12 +48,12 @@ pytest.importorskip(
 
 from tests.checks import (BLOCKS, Block, describe_mismatch, expect_close, expect_rounded, expect_shape, fail,  # noqa: E402
                           is_close, rounding_errors, ulp)
-from grader.backend import Backend  # noqa: E402
-from grader.kernel_source import assemble_file  # noqa: E402
+from grader.kernel_source import SWIGLU  # noqa: E402
 from grader.probes import stand_in_backward, stand_in_forward  # noqa: E402
 from grader import kernel_map  # noqa: E402
 from tests.snapshot import triton_launch_code  # noqa: E402
-from tests.seam import SANDBOX_PREFIX, Target, exercise_file, format_error, make_backend, target_name  # noqa: E402
+from tests.kernel_target import StudentKernels, start_side_by_side, student_kernels  # noqa: E402
+from tests.seam import Target, format_error  # noqa: E402
 from tests.test_mlp import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
 
 pytestmark = pytest.mark.swiglu
@@ -82,77 +80,23 @@ FUNCTION = {"forward": "swiglu_forward", "backward": "swiglu_backward"}
 
 # ------------------------------------------------------------------------------------ helpers
 
-class _StudentKernels(Backend):
-    """Backend for the kernel tests: the student's kernels in the stub's launch code, run in a process of
-    their own (``launch``; sandboxed under the grader). A probe of a kernel that could not be taken out
-    of the file (still the stub, another signature, not Triton language) reports why, without running."""
-
-    def __init__(self, display: str, problems: dict, launch, copy: Path | None = None, student_lines: int = 0) -> None:
-        self.display, self.launch = display, launch
-        # The copy the kernels run from keeps the student's line numbers up to student_lines; the stub's
-        # launch code follows (grader/kernel_source.py). An error's place is told in those terms.
-        self.copy, self.student_lines = copy, student_lines
-        self.errors = {op: {"stage": KERNEL[op][0], "type": "KernelSourceError", "message": str(problems[name]),
-                            "where": "", "not_implemented": problems[name].not_implemented, "as_is": True}
-                       for op, (name, _) in KERNEL.items() if name in problems}
-
-    def describe(self, exercise: str) -> str:
-        return self.display
-
-    def warm(self, exercise: str, task: str) -> None:
-        if self.launch is not None:
-            self.launch.warm(exercise, task)
-
-    def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
-        ops = [kwargs["op"]] if "op" in kwargs else [case["op"] for case in kwargs.get("cases", [])]
-        for op in ops:
-            if op in self.errors:
-                return {"error": self.errors[op]}
-        evidence = self.launch.call(exercise, probe_name, **kwargs)
-        for error in [evidence.get("error")] + [r.get("error") for r in evidence.get("results", [])]:
-            if error and self.copy is not None:
-                error["where"] = self._where(error.get("where", ""))
-        return evidence
-
-    def _where(self, where: str) -> str:
-        """'<copy>:LINE in f' as the student's file and line, or as the stub's launch code."""
-        path, _, rest = where.partition(":")
-        line, _, function = rest.partition(" in ")
-        if not line.isdigit() or Path(path).resolve() != self.copy.resolve():
-            return where
-        if int(line) <= self.student_lines:
-            return f"{self.display}:{line} in {function}"
-        return f"the stub's launch code, in {function}"
-
-
 @pytest.fixture(scope="session")
 def kernels(pytestconfig, target, tmp_path_factory) -> Target:
-    """The student's two kernels alone, launched by the reference's launch code (grader/kernel_source.py)
+    """The student's two kernels alone, launched by the reference's launch code (tests/kernel_target.py)
     on the tensors the test picks. The kernel tests judge what this computes, so the kernels must do
     the work: no Python of the student's runs there."""
-    name = target_name(pytestconfig)
-    sandboxed = name.startswith(SANDBOX_PREFIX)
-    folder = tmp_path_factory.mktemp("kernels")
-    assembled = assemble_file(exercise_file(name.removeprefix(SANDBOX_PREFIX), EXERCISE),
-                              triton_launch_code(), target.where(EXERCISE), folder / f"{EXERCISE}.py")
-    launch = make_backend(f"{SANDBOX_PREFIX if sandboxed else ''}{folder}") if assembled.source else None
-    student = exercise_file(name.removeprefix(SANDBOX_PREFIX), EXERCISE)
-    lines = len(student.read_text().splitlines()) if student.is_file() else 0
-    return Target(_StudentKernels(target.where(EXERCISE), assembled.problems, launch, folder / f"{EXERCISE}.py",
-                                  lines))
+    def kernels_of(kwargs: dict) -> list[str]:
+        ops = [kwargs["op"]] if "op" in kwargs else [case["op"] for case in kwargs.get("cases", [])]
+        return [KERNEL[op][0] for op in ops]
 
-
-def _start(backend: Target) -> None:
-    backend.warm(EXERCISE, "swiglu")
-    threading.Event().wait()  # and stay: a child process dies with the thread that started it
+    return student_kernels(pytestconfig, target, tmp_path_factory.mktemp("kernels"), SWIGLU, triton_launch_code(),
+                           kernels_of)
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _start_both_processes(target, kernels) -> None:
-    """The student's file and the student's kernels run in a process each; each start imports torch and
-    triton (seconds), so both start at once, side by side, before the first test needs one."""
-    for backend in (target, kernels):
-        threading.Thread(target=_start, args=(backend,), daemon=True, name=f"start {backend.where(EXERCISE)}").start()
+    """The student's file and the student's kernels run in a process each, started side by side."""
+    start_side_by_side([target, kernels], EXERCISE, "swiglu")
 
 
 def draw(gen, shape, dtype, scale=1.0) -> torch.Tensor:
@@ -450,7 +394,7 @@ def diagnose_backward(got_gate, got_value, grad_out, gate, value, layout, tol) -
 
 def launch(target) -> str:
     """Whose launch code ran: "trusted" (the kernel tests: the stub's, with the student's kernels) or "yours"."""
-    return "trusted" if isinstance(target.backend, _StudentKernels) else "yours"
+    return "trusted" if isinstance(target.backend, StudentKernels) else "yours"
 
 
 def overwritten_inputs(target, evidence: dict, op: str) -> str:
@@ -987,7 +931,7 @@ def fused_with_stand_ins(weights: dict, x, grad_out, coefficients: dict, gate_fr
 
 
 @pytest.mark.points(1)
-def test_fused_uses_kernels(target, gen, device):
+def test_fused_uses_kernels(target, kernels, gen, device):
     coefficients = stand_in_coefficients(gen)
     got, weights, x, _ = run(target, FUSED, gen, backward=True, device=device, stand_ins=coefficients)
     where = fused_where(target, "forward", "TODO 7")
@@ -997,13 +941,15 @@ def test_fused_uses_kernels(target, gen, device):
     matches = [i for i, (out, _) in enumerate(wanted) if is_close(got["out"], out, 1e-9, 1e-10)]
     expect_stand_in_followed(target, bool(matches), "forward", where, coefficients,
                              f"call swiglu(Wg(x), Wv(x)): TODO 7 in {target.where(EXERCISE)}")
-    if got["grad_x"] is None:
-        return  # no gradient at all: test_fused_gradients says so
-    order = (("Wg", "Wv"), ("Wv", "Wg"))[matches[0]]
-    grads_x = [fused_with_stand_ins(weights, x, got["grad_out"], coefficients, *order, saved_swapped=swapped)[1]
-               for swapped in (False, True)]
-    expect_stand_in_followed(target, any(is_close(got["grad_x"], g, 1e-9, 1e-10) for g in grads_x), "backward",
-                             "FusedSwiGLU's backward pass", coefficients, "through swiglu and SwiGLUFunction")
+    if got["grad_x"] is not None:  # no gradient at all: test_fused_gradients says so
+        order = (("Wg", "Wv"), ("Wv", "Wg"))[matches[0]]
+        grads_x = [fused_with_stand_ins(weights, x, got["grad_out"], coefficients, *order, saved_swapped=swapped)[1]
+                   for swapped in (False, True)]
+        expect_stand_in_followed(target, any(is_close(got["grad_x"], g, 1e-9, 1e-10) for g in grads_x), "backward",
+                                 "FusedSwiGLU's backward pass", coefficients, "through swiglu and SwiGLUFunction")
+    # The stand-ins' coefficients sit in the student's own process while this runs, where its code can
+    # read them: following the swap counts once the kernels compute SwiGLU where no such code runs.
+    expect_kernels_compute_swiglu(kernels, device, "FusedSwiGLU's use of the kernels")
 
 
 @pytest.mark.points(1)

@@ -11,10 +11,11 @@ An exception raised by the code under test becomes ``{"error": {...}}`` evidence
 (``MLP.__init__``, ``GLU.forward``, ...), so a stub's ``NotImplementedError`` reaches the student as
 one line.
 
-The package, by exercise and concern: ``core`` (the registry, loading a file under test, errors as
-evidence, ``call``), ``blocks`` (MLP/GLU), ``cost``, ``swiglu`` (the fused SwiGLU probes and their
-inputs), ``gated_mlp``, ``triton_watch`` (the interpreter switch, checked memory, the launch watch,
-stand-in kernels), ``triton_bounds`` (what an out-of-bounds access is said to be), ``triton_map`` (what
+The package, by exercise and concern: ``core`` (the registry, stages, errors as evidence),
+``running`` (loading a file under test, ``call``), ``blocks`` (MLP/GLU), ``cost``, ``swiglu`` (the
+fused SwiGLU probes and their inputs), ``gated_mlp``, ``triton_watch`` (the interpreter switch,
+checked memory, the launch watch), ``stand_ins`` (the grader's kernels that replace the exercise's
+while a test asks), ``triton_bounds`` (what an out-of-bounds access is said to be), ``triton_map`` (what
 each kernel loaded and stored, element by element, and by which program) and ``triton_bf16`` (the
 interpreter patch for bfloat16, tied to the Triton versions it was tested on).
 Importing the package registers every probe.
@@ -23,8 +24,10 @@ Importing the package registers every probe.
 from __future__ import annotations
 
 from grader.probes import blocks, cost, gated_mlp, swiglu  # noqa: F401  importing them registers their probes
-from grader.probes.core import PROBES, CodeUnderTestError, call, describe_exception, load_module
-from grader.probes.triton_watch import TritonWatch, _guard_triton, stand_in_backward, stand_in_forward
+from grader.probes.core import PROBES, CodeUnderTestError, describe_exception
+from grader.probes.running import call, load_module
+from grader.probes.stand_ins import stand_in_backward, stand_in_forward, stand_in_gated
+from grader.probes.triton_watch import TritonWatch, _guard_triton
 
-__all__ = ["PROBES", "CodeUnderTestError", "TritonWatch", "_guard_triton", "call",
-           "describe_exception", "load_module", "stand_in_backward", "stand_in_forward"]
+__all__ = ["PROBES", "CodeUnderTestError", "TritonWatch", "_guard_triton", "call", "describe_exception",
+           "load_module", "stand_in_backward", "stand_in_forward", "stand_in_gated"]

@@ -1,16 +1,15 @@
-"""Probes' common ground: the registry, loading a file under test, and turning its exceptions into evidence."""
+"""Probes' common ground: the registry, stages, and turning the code under test's exceptions into evidence.
+
+Loading a file and running a probe on it (``running``) sit a layer above this and Triton's side
+(``triton_watch``), which both import from here."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 import traceback
-from types import ModuleType
 from typing import Callable
 
 import torch
-
 
 
 PROBES: dict[str, Callable[..., dict]] = {}
@@ -65,26 +64,6 @@ def describe_exception(stage: str, exc: BaseException) -> dict:
     }
 
 
-def load_module(path: str, name: str) -> ModuleType:
-    """Import a file under a fixed module name, fresh each time it is asked for."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path}")
-    # Triton's side, imported only here: the MLP and cost probes never need it.
-    from grader.probes.triton_watch import guard_triton_launches, use_triton_interpreter_without_gpu
-
-    module = importlib.util.module_from_spec(spec)
-    use_triton_interpreter_without_gpu()  # before the file's @triton.jit decorators run, if it has any
-    sys.modules[name] = module  # dataclasses, pickling and triton.jit look the module up by name
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop(name, None)
-        raise
-    guard_triton_launches(module)  # in the fused SwiGLU section below
-    return module
-
-
 # Set by grader/child.py when the probes run in a child process: told the name of each stage as it
 # starts, so a crash that kills the process (segfault, exit) is still reported against the method
 # that was running. In-process (plain pytest) it stays None.
@@ -98,27 +77,6 @@ def _stage(stage: str, fn: Callable, *args, **kwargs):
         return fn(*args, **kwargs)
     except Exception as exc:  # anything the code under test raises is evidence, not a crash
         raise CodeUnderTestError(stage, exc) from exc
-
-
-
-
-def call(module_or_error: ModuleType | BaseException, stage_name: str, probe_name: str, **kwargs) -> dict:
-    """Run one probe; any failure of the code under test becomes error evidence.
-
-    ``stand_ins`` (any probe): while it runs, launches of the module's SwiGLU kernels run the grader's
-    stand-ins instead (``stand_in_forward``/``stand_in_backward`` with these coefficients)."""
-    if isinstance(module_or_error, BaseException):
-        return {"error": describe_exception(f"import {stage_name}", module_or_error)}
-    stand_ins = kwargs.pop("stand_ins", None)
-    try:
-        if stand_ins is None:
-            return PROBES[probe_name](module_or_error, **kwargs)
-        from grader.probes.triton_watch import _StandIns  # only probes that ask for stand-ins need Triton's side
-
-        with _StandIns(module_or_error, stand_ins):
-            return PROBES[probe_name](module_or_error, **kwargs)
-    except CodeUnderTestError as exc:
-        return {"error": exc.evidence}
 
 
 def _cpu(t: object) -> object:

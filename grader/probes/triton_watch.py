@@ -1,6 +1,6 @@
 """Triton under watch: the interpreter switch, checked memory for every tl.load and tl.store (what a bad
-access is said to be: ``triton_bounds``; what each access touched: ``triton_map``), the grader's
-stand-in kernels, and the record of every launch."""
+access is said to be: ``triton_bounds``; what each access touched: ``triton_map``), the switch to the
+grader's stand-in kernels (``stand_ins``), and the record of every launch."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from grader.probes.triton_map import MemoryMap
 from grader.probes.triton_bounds import _describe_access, _layout_note, _nearest
 from types import ModuleType
 from grader.probes.core import CodeUnderTestError, _stage
+from grader.probes.stand_ins import STAND_INS, run_stand_in
 
 
 # ==================================================================================================
@@ -31,7 +32,6 @@ from grader.probes.core import CodeUnderTestError, _stage
 #   to a child process), inside NaN guard regions whose change is reported; fresh allocations are
 #   NaN-filled while the code under test runs, so an element no program wrote cannot pass by luck.
 
-STAND_IN_KERNELS = ("_swiglu_forward_kernel", "_swiglu_backward_kernel")
 SWIGLU_LAYOUTS = ("contiguous", "chunk", "transposed", "strided", "expanded", "broadcast_row")
 GUARD = 1024  # NaN elements before and after every input the probes build
 
@@ -95,7 +95,7 @@ class _TritonGuard:
     def __init__(self) -> None:
         self.watches: list[TritonWatch] = []
         self.running: tuple[str, list[tuple[str, int, int, str]]] | None = None  # kernel, tensor extents
-        self.stand_ins: dict | None = None  # set by _StandIns: module name and coefficients
+        self.stand_ins: dict | None = None  # set by StandIns: module name and coefficients
 
     def install(self) -> None:
         import triton
@@ -125,9 +125,9 @@ class _TritonGuard:
             for watch in guard.watches:
                 watch.launched(name, getattr(fn, "__module__", "?"), tensors)
             stand_ins = guard.stand_ins
-            if (stand_ins is not None and name in STAND_IN_KERNELS
+            if (stand_ins is not None and name in STAND_INS
                     and getattr(fn, "__module__", None) == stand_ins["module"]):
-                return _run_stand_in(name, dict(named))
+                return run_stand_in(name, dict(named), stand_ins)
             outer = guard.running
             guard.running = (name, [(arg, *_extent(t), _layout_note(t)) for arg, t in tensors])
             try:
@@ -196,56 +196,8 @@ def _tensors_in(arg: str, value: object) -> list[tuple[str, torch.Tensor]]:
     return [(arg, base)] if isinstance(base, torch.Tensor) else []
 
 
-# ----------------------------------------------------------------------------------- stand-ins
-#
-# Whether swiglu, SwiGLUFunction and FusedSwiGLU do their work with the exercise's kernels is decided
-# by what their results are when those kernels are replaced: each launch of the module's kernel runs
-# a stand-in instead, which computes something no SwiGLU computes (a weighted sum, its coefficients
-# drawn by the test). Code that launches the kernels returns the stand-in's values; code that computes
-# in PyTorch does not. The test computes the stand-in's values itself, from the inputs it drew, so
-# nothing the process running the submission reports about its launches can earn a point.
-
-def stand_in_forward(gate: torch.Tensor, value: torch.Tensor, coefficients) -> torch.Tensor:
-    """What the stand-in for _swiglu_forward_kernel writes to out (in float64)."""
-    a, b = coefficients
-    return a * gate.double() + b * value.double()
-
-
-def stand_in_backward(grad_out: torch.Tensor, gate: torch.Tensor, value: torch.Tensor, coefficients
-                      ) -> tuple[torch.Tensor, torch.Tensor]:
-    """What the stand-in for _swiglu_backward_kernel writes to (grad_gate, grad_value) (in float64)."""
-    c, d = coefficients
-    return c * grad_out.double() + gate.double(), d * grad_out.double() + value.double()
-
-
-def _run_stand_in(kernel: str, args: dict) -> None:
-    """Write the stand-in's values where the kernel would: each ``X_ptr`` holds rows of ``n_cols``
-    elements, ``X_row_stride`` apart (the kernels' contract in the stub), as many rows as the first
-    output tensor holds; whatever grid the launch code picked."""
-    guard = _guard_triton()
-
-    def rows(name: str) -> torch.Tensor:
-        t, n_cols = args[f"{name}_ptr"], int(args["n_cols"])
-        n_rows = args["out_ptr" if "out_ptr" in args else "grad_gate_ptr"].numel() // n_cols
-        return torch.as_strided(t, (n_rows, n_cols), (int(args[f"{name}_row_stride"]), 1), t.storage_offset())
-
-    try:
-        if kernel == "_swiglu_forward_kernel":
-            out = rows("out")
-            out.copy_(stand_in_forward(rows("gate"), rows("value"), guard.stand_ins["forward"]).to(out.dtype))
-        else:
-            grads = stand_in_backward(rows("grad_out"), rows("gate"), rows("value"), guard.stand_ins["backward"])
-            for name, grad in zip(("grad_gate", "grad_value"), grads):
-                target = rows(name)
-                target.copy_(grad.to(target.dtype))
-    except (KeyError, RuntimeError, AttributeError, TypeError, ValueError, ZeroDivisionError) as exc:
-        raise RuntimeError(f"{kernel} was launched with arguments the stub's launch code does not pass"
-                           f" ({type(exc).__name__}: {exc}): launch it as the stub's swiglu_forward and"
-                           " swiglu_backward do") from None
-
-
-class _StandIns:
-    """While active: launches of ``module``'s SwiGLU kernels run the stand-ins."""
+class StandIns:
+    """While active: launches of ``module``'s exercise kernels run the stand-ins (``stand_ins``)."""
 
     def __init__(self, module: ModuleType, coefficients: dict) -> None:
         self.module_name = module.__name__

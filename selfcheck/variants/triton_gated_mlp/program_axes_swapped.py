@@ -1,0 +1,18 @@
+"""Wrong: the kernel reads its column tile from the grid's first axis, against TODO 1's program (pid_m, pid_n)."""
+
+# Its own launch code swaps the grid to match, so the file alone computes the right values; but the
+# kernel tests launch the kernel as the stub's contract says (TODO 1-2), where the row tiles past the
+# column count are never written.
+EXPECT_FAILURES = {
+    "test_forward_float32[silu]": "launch it as TODO 2 says",
+    "test_forward_float32[gelu]": "launch it as TODO 2 says",
+    "test_forward_float32[gelu_tanh]": "launch it as TODO 2 says",
+    "test_forward_float32[relu]": "launch it as TODO 2 says",
+    "test_forward_float32[sigmoid]": "launch it as TODO 2 says",
+}
+
+EDITS = [
+    ("    pid_m = tl.program_id(0)\n    pid_n = tl.program_id(1)\n", "    pid_n = tl.program_id(0)\n    pid_m = tl.program_id(1)\n"),
+    ("        grid = (triton.cdiv(m, BLOCK_M), triton.cdiv(n, BLOCK_N))\n",
+     "        grid = (triton.cdiv(n, BLOCK_N), triton.cdiv(m, BLOCK_M))\n"),
+]

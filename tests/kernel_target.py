@@ -1,0 +1,92 @@
+"""The Triton suites' second target: the student's kernels alone, under trusted launch code.
+
+``student_kernels`` takes an exercise's kernels out of the student's file (``grader/kernel_source.py``:
+read from the syntax tree, checked to be Triton language, written into the reference's launch code)
+and runs that copy in a process of its own (sandboxed under the grader), so what the kernel tests
+judge was computed by the student's kernels, launched by trusted code on tensors the test picked. A
+test whose evidence comes from the student's own process (the launch code, autograd, the block)
+counts only once these kernels compute the right values.
+
+Where the reference is not here (the student release), the gated exercise has no trusted launch code
+to put the kernel into (its launch code is TODO 2): its kernel tests then run the student's own file,
+which is the student's own check, not a grade.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from grader.backend import Backend
+from grader.kernel_source import KernelExercise, assemble_file
+from tests.seam import SANDBOX_PREFIX, Target, exercise_file, make_backend, target_name
+
+
+class StudentKernels(Backend):
+    """The student's kernels in the launch code, run in a process of their own (``launch``). A probe of
+    a kernel that could not be taken out of the file (still the stub, another signature, not Triton
+    language) reports why, without running. ``kernels_of(kwargs)``: the kernels a probe call runs."""
+
+    def __init__(self, display: str, problems: dict, launch, copy: Path | None, student_lines: int,
+                 kernels_of: Callable[[dict], list[str]]) -> None:
+        self.display, self.launch, self.kernels_of = display, launch, kernels_of
+        # The copy the kernels run from keeps the student's line numbers up to student_lines; the
+        # launch code follows (grader/kernel_source.py). An error's place is told in those terms.
+        self.copy, self.student_lines = copy, student_lines
+        self.errors = {name: {"stage": name, "type": "KernelSourceError", "message": str(problem), "where": "",
+                              "not_implemented": problem.not_implemented, "as_is": True}
+                       for name, problem in problems.items()}
+
+    def describe(self, exercise: str) -> str:
+        return self.display
+
+    def warm(self, exercise: str, task: str) -> None:
+        if self.launch is not None:
+            self.launch.warm(exercise, task)
+
+    def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
+        for name in self.kernels_of(kwargs):
+            if name in self.errors:
+                return {"error": self.errors[name]}
+        evidence = self.launch.call(exercise, probe_name, **kwargs)
+        for error in [evidence.get("error")] + [r.get("error") for r in evidence.get("results", [])]:
+            if error and self.copy is not None:
+                error["where"] = self._where(error.get("where", ""))
+        return evidence
+
+    def _where(self, where: str) -> str:
+        """'<copy>:LINE in f' as the student's file and line, or as the stub's launch code."""
+        path, _, rest = where.partition(":")
+        line, _, function = rest.partition(" in ")
+        if not line.isdigit() or Path(path).resolve() != self.copy.resolve():
+            return where
+        if int(line) <= self.student_lines:
+            return f"{self.display}:{line} in {function}"
+        return f"the stub's launch code, in {function}"
+
+
+def student_kernels(config: pytest.Config, target: Target, folder: Path, spec: KernelExercise, launch_code: Path,
+                    kernels_of: Callable[[dict], list[str]]) -> Target:
+    """The ``kernels`` target of a Triton suite (see the module docstring); ``folder``: an empty folder."""
+    name = target_name(config)
+    sandboxed = name.startswith(SANDBOX_PREFIX)
+    copy = folder / f"{spec.exercise}.py"
+    assembled = assemble_file(exercise_file(name.removeprefix(SANDBOX_PREFIX), spec.exercise), launch_code,
+                              target.where(spec.exercise), copy, spec)
+    launch = make_backend(f"{SANDBOX_PREFIX if sandboxed else ''}{folder}") if assembled.source else None
+    return Target(StudentKernels(target.where(spec.exercise), assembled.problems, launch, copy,
+                                 assembled.student_lines, kernels_of))
+
+
+def start_side_by_side(targets: list[Target], exercise: str, task: str) -> None:
+    """Start each target's process now, all at once: each start imports torch and triton (seconds), so
+    they start side by side, before the first test needs one."""
+    def start(backend: Target) -> None:
+        backend.warm(exercise, task)
+        threading.Event().wait()  # and stay: a child process dies with the thread that started it
+
+    for backend in targets:
+        threading.Thread(target=start, args=(backend,), daemon=True, name=f"start {backend.where(exercise)}").start()
