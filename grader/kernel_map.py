@@ -3,21 +3,26 @@
 The probes record, under Triton's interpreter, how many times each element of each tensor a kernel
 was given was loaded and stored, by which program, and where an access outside every tensor went
 (``grader/probes/triton_map.py``). That record comes from the process that ran the submission, so
-``accept`` checks it before anything is drawn; it only ever adds a picture to a test that has already
-failed on its own evidence. ``text_map`` draws one tensor in at most ``WIDTH`` x ``HEIGHT``
-characters (larger tensors by blocks), ``program_map`` which program touched each element, and
-``save_picture`` the same for every tensor as a PNG coloured by program, where matplotlib is installed.
+``accept`` checks it before anything is drawn: well formed, and named as a pointer parameter of one of
+the exercises' kernels, whose signatures the trusted side reads itself (``kernel_parameters``). It only
+ever adds a picture to a test that has already failed on its own evidence. ``text_map`` draws one
+tensor in at most ``WIDTH`` x ``HEIGHT`` characters (larger tensors by blocks), ``program_map`` which
+program touched each element, and ``save_picture`` the same for every tensor as a PNG coloured by
+program, where matplotlib is installed.
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import re
+from functools import lru_cache
 
 import torch
 
-from grader.paths import KERNEL_MAPS, KERNEL_MAPS_ENV
+from grader.paths import EXERCISES, KERNEL_MAPS, KERNEL_MAPS_ENV, reference_file
 from grader.probes.triton_map import MAX_ELEMENTS, MAX_OUTSIDE  # what the probes keep: nothing larger is drawn
+from grader.tasks import TRITON_EXERCISES
 
 WIDTH, HEIGHT = 60, 24  # with " <- before the start" after the widest line: 80 columns
 MAX_TENSORS = 16
@@ -27,15 +32,56 @@ INTEGER_DTYPES = (torch.int16, torch.int32, torch.int64)
 
 # ------------------------------------------------------------------------------ checking the record
 
-def accept(maps: object) -> dict[str, dict]:
-    """The records that are well formed: {argument: {loads, load_programs, stores, store_programs,
+def _kernels_in(source: str) -> dict[str, frozenset[str]]:
+    """{kernel: its pointer parameters (``*_ptr``)} of the ``@triton.jit`` functions in ``source`` that
+    take a pointer (a helper such as ``_activation(g, ACTIVATION)`` takes none)."""
+    kernels = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef) and any(ast.unparse(d) in ("triton.jit", "jit") for d in node.decorator_list):
+            arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+            pointers = frozenset(a.arg for a in arguments if a.arg.endswith("_ptr"))
+            if pointers:
+                kernels[node.name] = pointers
+    return kernels
+
+
+@lru_cache(maxsize=None)
+def kernel_parameters() -> dict[str, frozenset[str]]:
+    """{kernel: its pointer parameters} for the kernels of every Triton exercise, read from the source's
+    syntax tree, never run, on the trusted side: the reference where this checkout has it (the
+    instructor's, every autograder), else the stub in ``exercises/`` (a student's own checkout, whose
+    runs are the student's own business). The record's names come from the submission's process, so a
+    map is drawn only under one of these: a look-alike name (out_ptr with a Cyrillic o, or in fullwidth
+    letters) would draw a tensor no kernel has."""
+    kernels: dict[str, frozenset[str]] = {}
+    for exercise in sorted(TRITON_EXERCISES):
+        for path in (reference_file(exercise), EXERCISES / f"{exercise}.py"):
+            try:
+                kernels.update(_kernels_in(path.read_text(encoding="utf-8")))
+                break
+            except (OSError, SyntaxError, ValueError):
+                continue  # not in this checkout (the release has no reference), or mid-edit: the next one
+    return kernels
+
+
+def parameters_of(*wanted: str) -> frozenset[str]:
+    """The pointer parameters of every exercise kernel that takes all of ``wanted`` (of every kernel
+    when nothing is wanted): the names a map may be drawn under."""
+    return frozenset().union(*(names for names in kernel_parameters().values() if names.issuperset(wanted)))
+
+
+def accept(maps: object, names: frozenset[str] | None = None) -> dict[str, dict]:
+    """The records that are well formed and named by one of ``names`` (by default, any exercise kernel's
+    pointer parameter: ``parameters_of``): {argument: {loads, load_programs, stores, store_programs,
     loads_outside, stores_outside, contiguous}}, each tensor the shape its counts have. Anything else is
-    left out: a map is only ever decoration on a failure, so a malformed one is simply not drawn."""
+    left out: a map is only ever decoration on a failure, so a malformed or misnamed one is simply not
+    drawn."""
     if not isinstance(maps, dict):
         return {}
+    names = parameters_of() if names is None else names
     kept = {}
     for arg, record in list(maps.items())[:MAX_TENSORS]:
-        if isinstance(arg, str) and re.fullmatch(r"[\w\[\]]{1,64}", arg) and isinstance(record, dict):
+        if isinstance(arg, str) and arg in names and isinstance(record, dict):
             checked = _checked_record(record)
             if checked:
                 kept[arg] = checked
@@ -209,8 +255,8 @@ def explain(record: object, output: str, inputs: list[str], elementwise: bool = 
     the map of its stores where some element was not written exactly once; else an input with elements
     never loaded, and its map; else, for an ``elementwise`` kernel, the programs that stored elements
     they did not load. With the picture of every tensor when a map was drawn; '' when the record shows
-    nothing wrong."""
-    maps = accept(record)
+    nothing wrong. Only the parameters of the kernel that takes ``output`` and ``inputs`` are drawn."""
+    maps = accept(record, parameters_of(output, *inputs))
     drawn = unwritten(maps, output) or unread(maps, inputs) or (crossed(maps, output, inputs) if elementwise else "")
     return drawn + save_picture(maps) if "\n" in drawn else drawn
 

@@ -16,13 +16,17 @@ exercises are the stems of the files in this checkout's ``exercises/``. Every su
 that is unique and safe as a file name and a CSV cell (``safe_text.file_name``): the folder's or
 zip's name, or the loose files' student; with the ids of Canvas (``name_userid_fileid_...``) and
 Moodle (``Full Name_12345_assignsubmission_file_``) left out unless two students would share it.
+Names that still come out the same (``-=2+3`` and ``2_3`` are both ``2_3``) never cost a hand-in:
+each gets a suffix from its entry's own name, and a line on stderr says which entry is graded as what.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 import stat
+import sys
 import zipfile
 import zlib
 from collections import defaultdict
@@ -39,6 +43,7 @@ from grader.sandbox import MAX_SUBMISSION_FILE_BYTES
 MAX_ZIP_MEMBERS = 4096
 MAX_ZIP_BYTES = 256 << 20
 MAX_DEPTH = 8  # how deep in a student's folder the exercise files are looked for
+NAME_LIMIT = len(file_name("n" * 1000))  # the longest name safe_text.file_name gives
 
 CANVAS = re.compile(r"^(?P<name>[^_]+)(?:_late)?_(?P<id>\d+)_\d+(?:_.*)?$", re.IGNORECASE)
 MOODLE = re.compile(r"^(?P<name>.+)_(?P<id>\d+)_assignsubmission_[a-z]+_?$")
@@ -64,9 +69,16 @@ class Submission:
 class Intake:
     submissions: list[Submission] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (entry, one-line reason)
+    renamed: list[tuple[str, str]] = field(default_factory=list)  # (entry, the name it is graded as, and why)
 
     def skip(self, entry: str, reason: str) -> None:
         self.skipped.append((printable(entry), printable(reason)))
+
+    def rename(self, entry: str, note: str) -> None:
+        """Said at once on stderr, where the batch says what it skipped: the row's name is not the entry's."""
+        entry, note = printable(entry), printable(note)
+        self.renamed.append((entry, note))
+        print(f"renamed {entry}: {note}", file=sys.stderr)
 
 
 def scan(folder: Path, work: Path, ignore: set[Path] = frozenset()) -> Intake:
@@ -214,24 +226,46 @@ def extract_zip(path: Path, target: Path) -> str:
 
 
 def _name_all(intake: Intake) -> None:
-    """Unique, safe names: the student's; with the LMS's id where two share it; skipped where still clashing."""
+    """Unique, safe names: the student's; with the LMS's id where two share it; and where names still
+    clash, each of the clashing ones told apart (``_tell_apart``). Only a name with no letter or digit at
+    all is skipped."""
     plain = defaultdict(int)
     for sub in intake.submissions:
         plain[file_name(sub.student).casefold()] += 1
+    named = []
     for sub in intake.submissions:
         shared = plain[file_name(sub.student).casefold()] > 1 and sub.student_id
         sub.name = file_name(f"{sub.student}_{sub.student_id}" if shared else sub.student)
-    by_name = defaultdict(list)
-    for sub in intake.submissions:
-        by_name[sub.name.casefold()].append(sub)  # case-insensitive: feedback files on any file system
-    kept = []
-    for sub in intake.submissions:
-        clash = by_name[sub.name.casefold()]
-        if not sub.name:
-            intake.skip(sub.source, "no usable name: letters or digits are needed in its name")
-        elif len(clash) > 1:
-            intake.skip(sub.source, f"{len(clash)} hand-ins would be named {sub.name!r}"
-                                    f" ({', '.join(s.source for s in clash)}): keep one")
+        if sub.name:
+            named.append(sub)
         else:
-            kept.append(sub)
-    intake.submissions = kept
+            intake.skip(sub.source, "no usable name: letters or digits are needed in its name")
+    by_name = defaultdict(list)
+    for sub in named:
+        by_name[sub.name.casefold()].append(sub)  # case-insensitive: feedback files on any file system
+    taken = {key for key, clash in by_name.items() if len(clash) == 1}
+    for clash in by_name.values():
+        if len(clash) > 1:
+            for sub in clash:
+                _tell_apart(intake, sub, clash, taken)
+    intake.submissions = named
+
+
+def _tell_apart(intake: Intake, sub: Submission, clash: list[Submission], taken: set[str]) -> None:
+    """Name ``sub``, one of ``clash`` (hand-ins whose names came out the same: ``-=2+3`` and ``2_3``), by
+    that name and a suffix from a hash of its entry's own name, and say so: skipping them all would lose
+    every one of them, and a number in order of arrival would change when an entry comes or goes, where a
+    hash keeps each entry's row from run to run (``--resume``, ``--only``). ``taken``: the names
+    (casefolded) already given, which no suffixed name may repeat."""
+    suffix = hashlib.sha256(sub.source.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    clashing, n = sub.name, 1
+    while True:  # another entry may have a name that looks like a suffixed one: count on until free
+        tail = suffix if n == 1 else f"{suffix}-{n}"
+        name = clashing[:NAME_LIMIT - len(tail) - 1].rstrip(" ._-") + "-" + tail
+        if name.casefold() not in taken:
+            break
+        n += 1
+    taken.add(name.casefold())
+    sub.name = name
+    intake.rename(sub.source, f"graded as {name!r}: {len(clash)} hand-ins' names come out as {clashing!r}"
+                              f" ({', '.join(s.source for s in clash)}), so each has a suffix from its own entry's name")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 
 import shutil
 import statistics
@@ -235,11 +236,45 @@ def test_names_unique_and_safe(tmp_path):
     os.symlink(reference_file("mlp_block").parent, folder / "linked")
     found = scan(folder, tmp_path)
     names = {s.name: s for s in found.submissions}
-    assert sorted(names) == ["cmd", "kimjo", "leeann_10", "leeann_11", "weird_x1b_2J name"], sorted(names)
+    zeds = sorted(name for name in names if name.startswith("zed-"))  # both kept, told apart
+    assert sorted(names) == ["cmd", "kimjo", "leeann_10", "leeann_11", "weird_x1b_2J name", *zeds], sorted(names)
+    assert sorted(names[z].source for z in zeds) == ["zed/", "zed_mlp_block.py"]
     assert sorted(p.name for p in names["kimjo"].path.iterdir()) == ["mlp_block.py", "mlp_cost.py"]
     skipped = dict(found.skipped)
-    assert "2 hand-ins would be named 'zed'" in skipped["zed/"] and "zed_mlp_block.py" in skipped
+    assert sorted(skipped) == [".DS_Store", "linked"], skipped
     assert "hidden" in skipped[".DS_Store"] and "symbolic link" in skipped["linked"]
+
+
+def test_hand_ins_whose_names_come_out_the_same_are_both_kept_and_told_apart(tmp_path, capsys):
+    """``-=2+3`` and ``2_3`` are both ``2_3`` as a safe name (and ``Kim`` and ``kim`` one feedback file on
+    a case-insensitive disk): neither is lost. Each gets a suffix from its own entry's name, the same in
+    every run (``--resume`` and ``--only`` find its row), and stderr says which entry is graded as what."""
+    folder = tmp_path / "export"
+    for entry in ("-=2+3", "2_3", "Kim", "kim", "lone"):
+        (folder / entry).mkdir(parents=True)
+        shutil.copy(REFERENCE, folder / entry / "mlp_block.py")
+    found = scan(folder, tmp_path)
+    names = {s.source: s.name for s in found.submissions}
+    assert found.skipped == [] and sorted(names) == ["-=2+3/", "2_3/", "Kim/", "kim/", "lone/"], found.skipped
+    assert len({name.casefold() for name in names.values()}) == 5, names
+    assert names["lone/"] == "lone" and names["-=2+3/"] != names["2_3/"], names
+    assert all(re.fullmatch(r"2_3-[0-9a-f]{8}", names[e]) for e in ("-=2+3/", "2_3/")), names
+    assert all(re.fullmatch(r"[Kk]im-[0-9a-f]{8}", names[e]) for e in ("Kim/", "kim/")), names
+    told = capsys.readouterr().err
+    for entry in ("-=2+3/", "2_3/"):
+        assert (f"renamed {entry}: graded as {names[entry]!r}: 2 hand-ins' names come out as '2_3' (-=2+3/, 2_3/)"
+                in told), told
+    assert dict(found.renamed).keys() == {"-=2+3/", "2_3/", "Kim/", "kim/"}
+    (tmp_path / "again").mkdir()
+    assert {s.source: s.name for s in scan(folder, tmp_path / "again").submissions} == names
+    # An entry named as another's suffixed name keeps it; the other is told apart further, not lost.
+    squatter = folder / names["2_3/"]
+    squatter.mkdir()
+    shutil.copy(REFERENCE, squatter / "mlp_block.py")
+    (tmp_path / "third").mkdir()
+    third = {s.source: s.name for s in scan(folder, tmp_path / "third").submissions}
+    assert third[f"{names['2_3/']}/"] == names["2_3/"] and third["2_3/"] == f"{names['2_3/']}-2", third
+    assert len({name.casefold() for name in third.values()}) == len(third) == 6, third
 
 
 def test_reports_beside_a_csv_inside_the_batch_folder_are_not_entries(tmp_path):

@@ -12,7 +12,7 @@ import torch
 
 from grader import kernel_map
 from grader.kernel_map import HEIGHT, WIDTH, text_map
-from grader.paths import REPO
+from grader.paths import KERNEL_MAPS_ENV, REPO
 from grader.probes.triton_map import MemoryMap
 from selfcheck.harness import VARIANTS, run_variant
 from selfcheck.variant_checks import FAST
@@ -133,6 +133,38 @@ def test_a_malformed_record_is_not_drawn():
     assert kernel_map.for_error({"message": "x", "map": {"out_ptr": "garbage"}}) == ""
 
 
+def test_the_names_a_map_may_have_are_the_pointer_parameters_of_the_stubs_kernels():
+    """Read from the kernels' signatures on the trusted side (the reference here), never restated: the
+    stubs' kernels take the same pointers, so a map a student's own checkout draws has the same names."""
+    stubs = {}
+    for exercise in ("triton_swiglu", "triton_gated_mlp"):
+        stubs.update(kernel_map._kernels_in((REPO / "exercises" / f"{exercise}.py").read_text()))
+    assert kernel_map.kernel_parameters() == stubs
+    assert stubs["_swiglu_forward_kernel"] == {"gate_ptr", "value_ptr", "out_ptr"}
+    assert "_activation" not in stubs and "n_cols" not in kernel_map.parameters_of()  # no helper, no integer
+    assert kernel_map.parameters_of("grad_gate_ptr") == stubs["_swiglu_backward_kernel"]
+
+
+def test_a_record_under_a_look_alike_name_is_not_drawn(monkeypatch):
+    """A name is drawn only if it is a kernel's own pointer parameter: a look-alike (a Cyrillic o, fullwidth
+    letters, a zero-width space) would draw a map of a tensor that does not exist, and is left out."""
+    monkeypatch.setenv(KERNEL_MAPS_ENV, "0")  # no picture
+    unwritten = {"contiguous": True, "stores": torch.zeros(2, 3, dtype=torch.int32),
+                 "store_programs": torch.full((2, 3), -1, dtype=torch.int32)}
+    look_alikes = ["\u043eut_ptr", "\uff4f\uff55\uff54_\uff50\uff54\uff52", "out_ptr\u200b", "OUT_PTR", "out_ptr[0]",
+                   "n_cols", "k"]
+    for name in look_alikes:
+        assert kernel_map.accept({name: unwritten}) == {}, ascii(name)
+        assert kernel_map.explain({name: unwritten}, "out_ptr", ["gate_ptr", "value_ptr"]) == "", ascii(name)
+        assert kernel_map.for_error({"message": "x", "map": {name: {**unwritten, "stores_outside": torch.tensor([6])}}}) == ""
+    maps = {name: unwritten for name in [*look_alikes, "out_ptr", "x_ptr"]}
+    assert set(kernel_map.accept(maps)) == {"out_ptr", "x_ptr"}
+    # A test that failed on the forward kernel draws that kernel's tensors only, not the gated kernel's x_ptr.
+    assert set(kernel_map.accept(maps, kernel_map.parameters_of("out_ptr", "gate_ptr", "value_ptr"))) == {"out_ptr"}
+    drawn = kernel_map.explain(maps, "out_ptr", ["gate_ptr", "value_ptr"])
+    assert drawn.startswith("\nwhat the kernel wrote, 2 rows x 3 columns;") and drawn.count("what the kernel") == 1, drawn
+
+
 # --------------------------------------------------------------- variants whose mistake is an address
 
 def outcomes_of(suite: str, folder: str, variant: str, tests: list[str], **options) -> dict:
@@ -185,8 +217,8 @@ def test_a_k_mask_left_out_shows_the_load_past_the_end_of_x():
 
 def test_a_grid_that_rounds_down_is_shown_as_the_rows_it_skipped():
     details = outcomes_of("test_triton_gated_mlp.py", "triton_gated_mlp", "grid_rounds_down",
-                          ["test_forward_without_bias"])
-    drawn = drawn_map(details["test_forward_without_bias"], "what the kernel wrote, 37 rows x 29 columns")
+                          ["test_kernel_does_the_work"])  # the grid is the launch code's (TODO 2)
+    drawn = drawn_map(details["test_kernel_does_the_work"], "what the kernel wrote, 37 rows x 29 columns")
     # 37 rows drawn two to a line: rows 0-31 (two whole tiles of 16) written, rows 32-36 never.
     assert drawn[:16] == ["#" * 29] * 16 and drawn[16:19] == ["." * 29] * 3, drawn
 

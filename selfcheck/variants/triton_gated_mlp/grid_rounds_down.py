@@ -1,7 +1,7 @@
 """Wrong: the launch's grid rounds the row count down (M // BLOCK_M), so the last, partial tile of rows is never written."""
 
 EXPECT_FAILURES = {
-    "test_kernel_does_the_work": "some elements were never written",
+    "test_kernel_does_the_work": "what the kernel wrote, 37 rows x 29 columns",
     "test_forward_3d_input": "counts once gated_projection gets the projection",
 }
 
