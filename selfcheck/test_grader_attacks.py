@@ -72,9 +72,15 @@ BATCH_WALL_LIMIT = 300  # seconds: far above what the batch needs, far below "ha
 # beside their controls: the same file without the attack. An attack may score what its control scores
 # and no more; where the attack breaks the rules for kernel source, the message says so.
 SWIGLU_CONTROLS = {"forge_launch_evidence": "swiglu_in_pytorch",  # PyTorch SwiGLU, no kernel launched
-                   "kernel_default_runs_code": "kernels_compute_nothing"}  # kernels launched, computing nothing
+                   "reads_stand_in_coefficients": "swiglu_in_pytorch",
+                   "kernel_default_runs_code": "kernels_compute_nothing",  # kernels launched, computing nothing
+                   "line_separator_hides_code": "kernels_compute_nothing"}
 SWIGLU_ATTACKS = sorted({*SWIGLU_CONTROLS, *SWIGLU_CONTROLS.values()})
 SWIGLU_LIMITS = ["--call-timeout", "60", "--budget", "120", "--memory-mb", "2048"]
+# The same for the gated task: its control wires a kernel that computes nothing as the reference does.
+GATED_CONTROLS = dict.fromkeys(["gated_pytorch_one_launch", "gated_pytorch_no_launch", "gated_reads_stand_ins"],
+                               "gated_kernel_computes_nothing")
+GATED_ATTACKS = sorted({*GATED_CONTROLS, *GATED_CONTROLS.values()})
 
 
 def place(source: Path, dest: Path) -> None:
@@ -178,6 +184,12 @@ def swiglu_batch(tmp_path_factory) -> dict:
 
 
 @pytest.fixture(scope="module")
+def gated_batch(tmp_path_factory) -> dict:
+    return run_batch(tmp_path_factory.mktemp("gated"), GATED_ATTACKS, "--tasks", "gated", limits=SWIGLU_LIMITS,
+                     honest=False)
+
+
+@pytest.fixture(scope="module")
 def beside_hog(tmp_path_factory) -> dict:
     """An honest submission's grading time alone, and beside cpu_hog in a batch of two jobs."""
     alone = run_batch(tmp_path_factory.mktemp("alone"), [], *BATCH_TASKS, jobs=2)
@@ -223,7 +235,7 @@ def test_every_attack_has_a_folder():
     assert set(PROCESS_ATTACKS) | set(FILE_ATTACKS) <= set(ATTACKS), set(PROCESS_ATTACKS + FILE_ATTACKS) - set(ATTACKS)
 
 
-BATCH_ATTACKS = [a for a in ATTACKS if a not in RESOURCE_ATTACKS + SLOW_EVIDENCE_ATTACKS + SWIGLU_ATTACKS]
+BATCH_ATTACKS = [a for a in ATTACKS if a not in RESOURCE_ATTACKS + SLOW_EVIDENCE_ATTACKS + SWIGLU_ATTACKS + GATED_ATTACKS]
 NOT_AN_ATTACK = {"hang_in_mlp_forward"}  # a student's bug with a correct GLU: graded in the batch, not 0
 
 
@@ -266,6 +278,19 @@ def test_swiglu_attack_scores_no_more_than_its_control(swiglu_batch, attack):
         f"{attack} scored {row['score']}, its control {control['score']}: {row['first_failure']}")
     if attack == "kernel_default_runs_code":
         assert "has a default value" in row["first_failure"], row["first_failure"]
+
+
+@pytest.mark.parametrize("attack", sorted(GATED_CONTROLS))
+def test_gated_attack_scores_no_more_than_its_control(gated_batch, attack):
+    """The gated projection computed by PyTorch, with one launch of a kernel that computes nothing, with no
+    launch, or following the stand-in by reading its coefficients, earns nothing over the honest wiring of
+    a kernel that computes nothing."""
+    control, row = gated_batch["by_name"][GATED_CONTROLS[attack]], gated_batch["by_name"][attack]
+    assert is_sandboxed(row), f"{attack}: graded without the sandbox ({row['isolation']})"
+    assert row["status"] == control["status"] == "graded", (row, control)
+    assert 0 < int(control["score"]) < int(control["max_score"]), control
+    assert int(row["score"]) <= int(control["score"]), (
+        f"{attack} scored {row['score']}, its control {control['score']}: {row['first_failure']}")
 
 
 def test_a_cpu_hog_does_not_slow_its_neighbour(beside_hog):
