@@ -908,11 +908,12 @@ def test_fused_gradients(target, kernels, reference, gen, device):
 
 
 @pytest.mark.points(1)
-def test_fused_dtype_kept(target, gen, device):
+def test_fused_dtype_kept(target, kernels, gen, device):
     got, *_ = run(target, FUSED, gen, dtype=torch.bfloat16, device=device)
     if got["out"].dtype != torch.bfloat16:
         fail(f"{fused_where(target, 'forward', 'TODO 7')} turned bfloat16 input (with a bfloat16 block) into"
              f" {got['out'].dtype} output")
+    expect_kernels_compute_swiglu(kernels, device, "FusedSwiGLU's output dtype")
 
 
 def fused_with_stand_ins(weights: dict, x, grad_out, coefficients: dict, gate_from: str = "Wg", value_from: str = "Wv",
@@ -972,7 +973,7 @@ def fused_dropout(target, reference, gen, device) -> tuple[torch.Tensor, torch.T
 
 
 @pytest.mark.points(1)
-def test_fused_dropout_share_of_zeros(target, reference, gen, device):
+def test_fused_dropout_share_of_zeros(target, kernels, reference, gen, device):
     out, clean = fused_dropout(target, reference, gen, device)
     expect_shape(out.shape, clean.shape, "FusedSwiGLU.forward in training mode")
     share = (out == 0).double().mean().item()
@@ -981,6 +982,7 @@ def test_fused_dropout_share_of_zeros(target, reference, gen, device):
         fail(f"{fused_where(target, 'forward', 'TODO 7')} with dropout={P} in training mode: {share:.3f} of the"
              f" outputs are exactly zero, expected {P} +- {bound:.3f}: dropout(Wo(...)) is the last step, with"
              " rate `dropout` passed unchanged to nn.Dropout (TODO 6)")
+    expect_kernels_compute_swiglu(kernels, device, "FusedSwiGLU's dropout")
 
 
 @pytest.mark.points(1)
