@@ -27,7 +27,9 @@ class StartedChildren:
 
 
 class Backend:
-    task: str = ""  # the task of the test now running: backends with a time budget per task charge it
+    # The task of the test now running: backends with a time budget per task charge it (the submission's
+    # budget for that task, which all of the submission's children share).
+    task: str = ""
     started: StartedChildren | None = None  # backends that start child processes record them here
 
     def describe(self, exercise: str) -> str:

@@ -54,7 +54,8 @@ def add_grading_options(p: argparse.ArgumentParser) -> None:
     run.add_argument("--call-timeout", type=float, default=Limits.call_timeout, metavar="S",
                      help=f"seconds one call into the submission may take (default {Limits.call_timeout:.0f})")
     run.add_argument("--budget", type=float, default=Limits.budget, metavar="S",
-                     help=f"seconds all calls of one task may take together (default {Limits.budget:.0f})")
+                     help=f"seconds all calls of one task may take together, in all of the submission's"
+                          f" processes (default {Limits.budget:.0f})")
     run.add_argument("--startup-timeout", type=float, default=Limits.startup_timeout, metavar="S",
                      help=f"seconds a fresh child may take to start (default {Limits.startup_timeout:.0f})")
     run.add_argument("--memory-mb", type=int, default=Limits.memory_mb, metavar="MB",

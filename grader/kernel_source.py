@@ -60,9 +60,16 @@ _NODES = (
     ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.If, ast.For, ast.While, ast.Return, ast.Pass,
     ast.Break, ast.Continue, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call, ast.Attribute,
     ast.Name, ast.Constant, ast.Subscript, ast.Slice, ast.Tuple, ast.List, ast.IfExp, ast.keyword,
-    ast.operator, ast.cmpop, ast.unaryop, ast.boolop, ast.expr_context, ast.arguments, ast.arg,
+    ast.operator, ast.cmpop, ast.unaryop, ast.boolop, ast.expr_context, ast.arguments, ast.arg, ast.Assert,
 )
 _BUILTINS = {"range", "min", "max", "abs", "float", "int", "bool", "len", "True", "False", "None"}
+_JIT = ("triton.jit", "jit")
+# What @triton.jit(...) may be given: options that change how the kernel compiles, as literals.
+_JIT_OPTIONS = {"do_not_specialize", "do_not_specialize_on_alignment", "noinline", "debug"}
+# Names a helper may not take: Python's builtins (the launch code calls isinstance, len, ...), dunders,
+# and the names the header binds. Together with the launch code's own names (module_names), no name of
+# the student's can stand in for one the launch code means.
+_RESERVED = set(dir(builtins)) | {"jit", "triton", "tl", "torch"}
 
 
 class KernelSourceError(Exception):
@@ -81,27 +88,51 @@ class Assembled:
 
 
 def _allowed_attributes() -> set[str]:
-    """Public names of Triton's language, its tensors and dtypes; never ``handle`` (the interpreter's
-    numpy array behind a tensor, through which Python could compute instead of Triton)."""
+    """Public names of Triton's language, its tensors and dtypes, and a tensor's ``type``; never ``handle``
+    (the interpreter's numpy array behind a tensor, through which Python could compute instead of
+    Triton), nor the modules ``tl`` holds besides ``tl.math`` (``tl.core``, ``tl.semantic``, ...: ways to
+    the interpreter's Python)."""
+    import types
+
     import triton.language as tl
 
-    names = set()
+    names = {"type", "shape", "dtype", "numel"}  # set on each tl.tensor, so not in dir(tl.tensor)
     for thing in (tl, tl.math, tl.tensor, tl.dtype, tl.float32, tl.pointer_type(tl.float32),
                   tl.block_type(tl.float32, [1]), tl.constexpr):
         names.update(n for n in dir(thing) if not n.startswith("_"))
-    return names - {"handle"}
+    modules = {n for n in dir(tl) if isinstance(getattr(tl, n, None), types.ModuleType)} - {"math"}
+    return names - {"handle"} - modules
+
+
+def _is_jit_decorator(decorator: ast.expr) -> bool:
+    """``@triton.jit``, or ``@triton.jit(...)`` with options (checked by _check_decorators)."""
+    called = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return ast.unparse(called) in _JIT
 
 
 def _is_jit(node: ast.FunctionDef) -> bool:
-    return any(ast.unparse(d) in ("triton.jit", "jit") for d in node.decorator_list)
+    return any(_is_jit_decorator(d) for d in node.decorator_list)
+
+
+def _literal_value(node: ast.expr) -> bool:
+    """Whether ``node`` is a literal (numbers, strings, lists of them): nothing runs when it is evaluated."""
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
 
 
 def _check_decorators(node: ast.FunctionDef) -> None:
-    others = [ast.unparse(d) for d in node.decorator_list if ast.unparse(d) not in ("triton.jit", "jit")]
+    others = [ast.unparse(d) for d in node.decorator_list if not _is_jit_decorator(d)]
     if others:
         raise KernelSourceError(f"{node.name} is decorated with {', '.join('@' + o for o in others)}: the tests"
                                 " launch the kernel with the stub's launch code, which picks BLOCK_SIZE, so use"
                                 " plain @triton.jit")
+    for call in (d for d in node.decorator_list if isinstance(d, ast.Call)):
+        if call.args or any(k.arg not in _JIT_OPTIONS or not _literal_value(k.value) for k in call.keywords):
+            raise KernelSourceError(f"{node.name} is decorated with @{_shown(call)}: @triton.jit takes here only"
+                                    f" the options {', '.join(sorted(_JIT_OPTIONS))}, each a literal value")
 
 
 def _is_empty(node: ast.FunctionDef) -> bool:
@@ -110,7 +141,7 @@ def _is_empty(node: ast.FunctionDef) -> bool:
 
 
 def _local_names(node: ast.FunctionDef) -> set[str]:
-    names = {a.arg for a in node.args.args}
+    names = {a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
     for sub in ast.walk(node):
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
             names.add(sub.id)
@@ -138,6 +169,9 @@ def _check_body(node: ast.FunctionDef, helpers: set[str], attributes: set[str], 
                 used.add(sub.id)
             if isinstance(sub, ast.Attribute) and sub.attr not in attributes:
                 raise KernelSourceError(f"{where} uses .{sub.attr}, which is not part of Triton's language")
+            if isinstance(sub, (ast.Attribute, ast.Subscript)) and isinstance(sub.ctx, ast.Store):
+                raise KernelSourceError(f"{where} assigns to `{_shown(sub)}`: Triton tensors cannot be changed in"
+                                        " place; assign a new value to a name, and write memory with tl.store")
     return used
 
 
@@ -262,6 +296,10 @@ def assemble(student: str, reference: str, display: str, spec: KernelExercise = 
                     raise KernelSourceError(f"the @triton.jit function {current} of {display} clashes with"
                                             f" {ref_names[current]} in the stub's launch code, which the tests"
                                             " run with your kernels: rename your function")
+                if current in _RESERVED or current.startswith("__"):
+                    raise KernelSourceError(f"the @triton.jit function {current} of {display} is named like"
+                                            f" Python's or Triton's own {current}, which the stub's launch code"
+                                            " uses: rename your function")
                 wanted.add(current)
                 _check_decorators(functions[current])
                 if current != name:

@@ -74,12 +74,14 @@ BATCH_WALL_LIMIT = 300  # seconds: far above what the batch needs, far below "ha
 SWIGLU_CONTROLS = {"forge_launch_evidence": "swiglu_in_pytorch",  # PyTorch SwiGLU, no kernel launched
                    "reads_stand_in_coefficients": "swiglu_in_pytorch",
                    "kernel_default_runs_code": "kernels_compute_nothing",  # kernels launched, computing nothing
-                   "line_separator_hides_code": "kernels_compute_nothing"}
+                   "line_separator_hides_code": "kernels_compute_nothing",
+                   "helper_named_like_a_builtin": "kernels_compute_nothing",
+                   "kernels_hold_an_answer_table": "kernels_compute_nothing"}
 SWIGLU_ATTACKS = sorted({*SWIGLU_CONTROLS, *SWIGLU_CONTROLS.values()})
 SWIGLU_LIMITS = ["--call-timeout", "60", "--budget", "120", "--memory-mb", "2048"]
 # The same for the gated task: its control wires a kernel that computes nothing as the reference does.
-GATED_CONTROLS = dict.fromkeys(["gated_pytorch_one_launch", "gated_pytorch_no_launch", "gated_reads_stand_ins"],
-                               "gated_kernel_computes_nothing")
+GATED_CONTROLS = dict.fromkeys(["gated_pytorch_one_launch", "gated_pytorch_no_launch", "gated_reads_stand_ins",
+                                "gated_kernel_holds_an_answer_table"], "gated_kernel_computes_nothing")
 GATED_ATTACKS = sorted({*GATED_CONTROLS, *GATED_CONTROLS.values()})
 
 
@@ -278,6 +280,9 @@ def test_swiglu_attack_scores_no_more_than_its_control(swiglu_batch, attack):
         f"{attack} scored {row['score']}, its control {control['score']}: {row['first_failure']}")
     if attack == "kernel_default_runs_code":
         assert "has a default value" in row["first_failure"], row["first_failure"]
+    if attack == "helper_named_like_a_builtin":
+        assert any(said in row["first_failure"] for said in ("is named like Python's or Triton's own isinstance",
+                                                              "assigns to")), row["first_failure"]
 
 
 @pytest.mark.parametrize("attack", sorted(GATED_CONTROLS))

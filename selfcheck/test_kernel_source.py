@@ -203,3 +203,36 @@ def test_gated_kernel_taken_with_its_helper_into_the_reference_launch_code():
     assert names.count("_activation") == 1 and "_gated_projection_kernel" in names, names
     assert "gated_projection" in names and "gated_projection_combined" in names, names
     assert "FusedGatedMLP" not in names and "GatedProjectionFunction" not in names, names
+
+
+# Right kernels written in ways Triton accepts, which the taking must accept too.
+KERNEL_HEAD = "@triton.jit\ndef _swiglu_forward_kernel("
+
+
+@pytest.mark.parametrize("student", [
+    REFERENCE.replace(KERNEL_HEAD, "@triton.jit()\ndef _swiglu_forward_kernel(", 1),
+    REFERENCE.replace(KERNEL_HEAD, "@triton.jit(do_not_specialize=['n_cols'])\ndef _swiglu_forward_kernel(", 1),
+    with_forward_line("    out = gated(gate, value, scale=1.0)\n",
+                      "@triton.jit(noinline=True)\ndef gated(g, v, *, scale):\n    return scale * g * tl.sigmoid(g) * v\n\n\n"),
+    with_forward_line("    tl.static_assert(BLOCK_SIZE > 0)\n    assert BLOCK_SIZE > 0, 'a block holds elements'\n"
+                      "    out = (gate * tl.sigmoid(gate) * value).to(out_ptr.type.element_ty)\n"),
+], ids=["jit-called", "jit-option", "noinline-kwonly-helper", "assert-and-type"])
+def test_right_kernels_written_other_ways_are_taken(student):
+    assembled = assemble(student, REFERENCE, "triton_swiglu.py")
+    assert not assembled.problems, assembled.problems
+
+
+@pytest.mark.parametrize("student,said", [
+    (REFERENCE.replace(KERNEL_HEAD, "@triton.jit(exec('import os'))\ndef _swiglu_forward_kernel(", 1), "takes here only"),
+    (REFERENCE.replace(KERNEL_HEAD, "@triton.jit(debug=__import__('os'))\ndef _swiglu_forward_kernel(", 1),
+     "takes here only"),
+    (with_forward_line("    out = isinstance(gate, value)\n", "@triton.jit\ndef isinstance(g, v):\n    return g * v\n\n\n"),
+     "is named like Python's or Triton's own isinstance"),
+    (with_forward_line("    stash = tl.random.philox\n    out = gate * value\n"), "uses .random"),
+    (with_forward_line("    gate.shape = value\n    out = gate * value\n"), "assigns to `gate.shape`"),
+    (with_forward_line("    out = gate * value\n    out[0] = value\n"), "assigns to `out[0]`"),
+    (with_forward_line("    out = tl.core.math.sqrt(2.0) * gate * value\n"), "uses .core"),
+], ids=["jit-positional", "jit-option-not-literal", "builtin-name", "triton-module", "attribute-store",
+        "subscript-store", "triton-core"])
+def test_what_would_let_the_student_reach_python_is_refused(student, said):
+    assert said in forward_problem(student)

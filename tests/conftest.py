@@ -38,6 +38,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if mode not in REFERENCE_MODES and not mode.startswith(RECORD_PREFIX):
         raise pytest.UsageError(f"--reference {mode}: expected one of {', '.join(REFERENCE_MODES)} or {RECORD_PREFIX}FILE")
     check_reference_available(mode, config.getoption("seed"))  # before any test: one clear line, not one per test
+    from tests.kernel_target import remember_session_seed  # the Triton suites' verdict data
+
+    remember_session_seed(config.getoption("seed"))
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -15,10 +15,12 @@ which is the student's own check, not a grade.
 from __future__ import annotations
 
 import threading
+import zlib
 from pathlib import Path
 from typing import Callable
 
 import pytest
+import torch
 
 from grader.backend import Backend
 from grader.kernel_source import KernelExercise, assemble_file
@@ -90,3 +92,17 @@ def start_side_by_side(targets: list[Target], exercise: str, task: str) -> None:
 
     for backend in targets:
         threading.Thread(target=start, args=(backend,), daemon=True, name=f"start {backend.where(exercise)}").start()
+
+
+_SESSION = {"seed": 0}  # set by tests/conftest.py from --seed, before any test
+
+
+def remember_session_seed(seed: int) -> None:
+    _SESSION["seed"] = seed
+
+
+def verdict_data(what: str) -> torch.Generator:
+    """The data a kernel's verdict runs on: drawn from the session's seed (under the grader, seeded from
+    the submission's content), never fixed, so no table of answers for known inputs can be written into
+    a kernel. A right kernel passes on any data, so the verdict does not move with the seed."""
+    return torch.Generator().manual_seed((_SESSION["seed"] * 1_000_003 + zlib.crc32(what.encode())) % 2**63)

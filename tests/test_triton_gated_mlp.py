@@ -35,7 +35,7 @@ from grader.kernel_source import GATED  # noqa: E402
 from grader.paths import reference_file  # noqa: E402
 from grader.probes import stand_in_gated  # noqa: E402
 from tests.checks import describe_mismatch, fail  # noqa: E402
-from tests.kernel_target import start_side_by_side, student_kernels  # noqa: E402
+from tests.kernel_target import start_side_by_side, student_kernels, verdict_data  # noqa: E402
 from tests.seam import Target, format_error  # noqa: E402
 
 pytestmark = pytest.mark.gated
@@ -150,9 +150,9 @@ _kernel_verdict: dict[str, str] = {}
 
 def kernel_verdict(kernels) -> str:
     """"" when the student's kernel computes the projection under trusted launch code (float32, silu, on
-    fixed data), else the first line of why not. Asked once per session."""
+    verdict_data), else the first line of why not. Asked once per session."""
     if "verdict" not in _kernel_verdict:
-        case = inputs(torch.Generator().manual_seed(0))
+        case = inputs(verdict_data("gated kernel"))
         try:
             evidence = project(kernels, case, "silu")
             expect_formula(evidence["out"], case, "silu", f"{KERNEL} (TODO 1)", FLOAT32_RTOL, FLOAT32_RTOL)
@@ -176,12 +176,12 @@ _launch_verdict: dict[str, str] = {}
 
 
 def launch_verdict(target) -> str:
-    """"" when the student's gated_projection gets the right projection from the kernel (on fixed data:
-    float32 with biases, float64 without, each also with the kernel replaced by the stand-in), else the
-    first line of why not: test_kernel_does_the_work's verdict, asked once per session."""
+    """"" when the student's gated_projection gets the right projection from the kernel (float32 with
+    biases, on verdict_data, also with the kernel replaced by the stand-in), else the first line of why
+    not: the first part of test_kernel_does_the_work, asked once per session."""
     if "verdict" not in _launch_verdict:
         try:
-            check_launch(target, torch.Generator().manual_seed(0))
+            check_launch(target, verdict_data("gated launch"))
             _launch_verdict["verdict"] = ""
         except pytest.fail.Exception as failure:
             _launch_verdict["verdict"] = str(failure).splitlines()[0] if str(failure) else "gated_projection failed"
@@ -189,15 +189,19 @@ def launch_verdict(target) -> str:
 
 
 def check_launch(target, gen: torch.Generator) -> dict:
-    """gated_projection computes the formula, and its result follows the stand-in (TODO 2)."""
+    """gated_projection computes the formula in float32, and its result follows the stand-in (TODO 2)."""
     case = inputs(gen)
     evidence = project(target, case, "gelu")
     expect_formula(evidence["out"], case, "gelu", "gated_projection (TODO 2)", FLOAT32_RTOL, FLOAT32_RTOL,
                    evidence.get("maps"))
     expect_follows_stand_in(target, case, "gelu", "gated_projection", "TODO 2", gen)
+    return evidence
+
+
+def check_launch_float64(target, gen: torch.Generator) -> None:
+    """In float64, without biases, the launch asks for float64 sums and HAS_BIAS=False (TODO 2)."""
     expect_follows_stand_in(target, inputs(gen, torch.float64, bias=False), "relu",
                             "gated_projection in float64 without biases", "TODO 2", gen)
-    return evidence
 
 
 def expect_launch_works(target, kernels, what: str) -> None:
@@ -357,6 +361,7 @@ def test_kernel_does_the_work(target, kernels, gen):
     project(target, inputs(gen), "gelu")  # the student's own error first (a stub: not implemented yet)
     expect_kernel_computes(kernels, "gated_projection runs")
     evidence = check_launch(target, gen)
+    check_launch_float64(target, gen)
     # What the process reports of its launches can only cost a point: the stand-in above decided the rest.
     if evidence["kernels"] != [KERNEL] or evidence["foreign_kernels"]:
         fail(f"gated_projection launched {evidence['kernels'] or 'none'} of this file's kernels and"
@@ -448,6 +453,12 @@ def test_block_matches_glu(target, kernels, gen, activation):
                                weights["Wv.bias"], activation, coefficients["gated"])
     want = F.linear(projected, weights["Wo.weight"], weights["Wo.bias"]).reshape(x.shape)
     if swapped.shape != want.shape or not torch.allclose(swapped, want, rtol=1e-9, atol=1e-9 * want.abs().max().item()):
+        try:  # the block is float64: a float64 launch that asks for float32 sums is test_kernel_does_the_work's
+            check_launch_float64(target, gen)
+        except pytest.fail.Exception as failure:
+            fail(f"FusedGatedMLP(activation={activation!r}) runs in float64: this counts once gated_projection"
+                 f" gets the projection from {KERNEL} in float64 (TODO 2; test_kernel_does_the_work passes); it"
+                 f" does not yet: {str(failure).splitlines()[0]}")
         a, b, c = coefficients["gated"]
         fail(f"FusedGatedMLP(activation={activation!r}).forward does not get its projection from {KERNEL}: with the"
              f" kernel replaced by a stand-in that writes {a:.3f} * (x Wg^T + bg) {b:+.3f} * (x Wv^T + bv)"

@@ -52,7 +52,7 @@ from grader.kernel_source import SWIGLU  # noqa: E402
 from grader.probes import stand_in_backward, stand_in_forward  # noqa: E402
 from grader import kernel_map  # noqa: E402
 from tests.snapshot import triton_launch_code  # noqa: E402
-from tests.kernel_target import StudentKernels, start_side_by_side, student_kernels  # noqa: E402
+from tests.kernel_target import StudentKernels, start_side_by_side, student_kernels, verdict_data  # noqa: E402
 from tests.seam import Target, format_error  # noqa: E402
 from tests.test_mlp import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
 
@@ -732,11 +732,10 @@ _kernel_verdicts: dict[tuple[int, str, str], str] = {}
 
 def kernel_verdict(kernels, op: str, device: str) -> str:
     """Why the ``op`` kernel does not compute SwiGLU where no Python of the student's runs (the
-    ``kernels`` process); "" when it does. One run on fixed data, once per session: a right kernel
-    passes on any data, so the verdict does not move with the seed."""
+    ``kernels`` process); "" when it does. One run, once per session, on verdict_data."""
     key = (id(kernels), op, device)
     if key not in _kernel_verdicts:
-        data = torch.Generator().manual_seed(0)
+        data = verdict_data(f"swiglu {op}")
         try:
             evidence, gate, value, grad_out = run_kernels(kernels, data, op, (3, 37), device=device)
             if op == "forward":

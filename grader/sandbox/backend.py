@@ -21,6 +21,7 @@ from grader.sandbox.processes import kill_strays
 from grader.sandbox.limits import GraderError, Limits, SANDBOX_ENV, SANDBOX_MODES
 from grader.sandbox.launch import ChildFailure, ChildProcess, Plan
 from grader.sandbox.starting import ChildStarter
+from grader.sandbox.submission import ChildCgroups, Submission, end_submissions, shared_submission
 
 
 # --------------------------------------------------------------------------------- the backend
@@ -45,9 +46,11 @@ _live_backends: "weakref.WeakSet[ChildBackend]" = weakref.WeakSet()
 
 
 def close_all() -> None:
-    """Stop every child of this process and remove their copies (end of a test session, or exit)."""
+    """Stop every child of this process and remove their copies and the submission's cgroups (end of a
+    test session, or exit): the next backend made belongs to the next submission."""
     for backend in list(_live_backends):
         backend.close()
+    end_submissions()
 
 
 @functools.cache
@@ -64,16 +67,19 @@ class ChildBackend(ChildStarter, Backend):
     messages and which module name to import it under (the seam passes its own rules).
 
     ``task`` is the task of the test now running (set by the suites' conftest): each task has a
-    time budget of its own, so an endless loop in ``MLP.forward`` cannot cost the GLU tests.
+    time budget of its own, so an endless loop in ``MLP.forward`` cannot cost the GLU tests. The budget
+    and the cgroups are the submission's (``submission``, by default this process's: see
+    ``grader/sandbox/submission.py``), shared by every child it has, whichever backend started it.
     """
 
     def __init__(self, folder: str | Path, *, sandbox: bool, limits: Limits | None = None,
                  mode: str | None = None, locate: Callable[[str], Path] | None = None,
                  describe: Callable[[str], str] | None = None,
-                 module_name: Callable[[str], str] | None = None) -> None:
+                 module_name: Callable[[str], str] | None = None, submission: Submission | None = None) -> None:
         self.folder = Path(folder)
         self.sandbox = sandbox
         self.limits = limits or Limits.from_env()
+        self.submission = submission or shared_submission(self.limits)
         self.mode = mode or os.environ.get(SANDBOX_ENV, "auto")
         if self.mode not in SANDBOX_MODES:
             raise GraderError(f"{SANDBOX_ENV}={self.mode!r}: expected one of {', '.join(SANDBOX_MODES)}")
@@ -88,14 +94,9 @@ class ChildBackend(ChildStarter, Backend):
         self._child: ChildProcess | None = None
         self._loaded: set[str] = set()
         self._import_failures: dict[str, dict] = {}  # exercise -> error evidence, once it hung/crashed
-        self._spent: dict[str, float] = {}  # task -> seconds of the submission's time used
         self._runtime: Path | None = None
         self._job_user: confinement.JobUser | None = None
-        self._cgroup: confinement.MemoryCgroup | None = None
-        self._no_cgroup = ""  # why there is no memory limit over all processes, if there is none
-        self._cpu_cgroup: confinement.CpuCgroup | None = None
-        self._no_cpu_cgroup = ""  # why there is no CPU limit over all processes, if there is none
-        self._cpu_seen = 0.0  # the CPU cgroup's count when last charged
+        self._cgroups: ChildCgroups | None = None  # this child's, beneath the submission's
         self._plan: Plan | None = None
         self._starts = 0
         self._lock = threading.Lock()
@@ -184,10 +185,9 @@ class ChildBackend(ChildStarter, Backend):
         if child is not None:
             child.kill()
             state["_child"] = None
-        for key in ("_cgroup", "_cpu_cgroup"):
-            if state.get(key) is not None:
-                state[key].remove()
-                state[key] = None
+        if state.get("_cgroups") is not None:
+            state["_cgroups"].remove()
+            state["_cgroups"] = None
         if state.get("_job_user") is not None:  # kills what still runs as its uid, then frees it
             state["_job_user"].release()
             state["_job_user"] = None
@@ -196,20 +196,16 @@ class ChildBackend(ChildStarter, Backend):
             shutil.rmtree(runtime, ignore_errors=True)
             state["_runtime"] = None
 
-    def _charge(self, seconds: float) -> None:
-        """Charge the task now running: ``seconds`` of wall clock, or the CPU time the submission's
-        processes used since the last charge, whichever is more (busy background processes pay too)."""
-        if self._cpu_cgroup is not None:
-            used = self._cpu_cgroup.cpu_seconds()
-            seconds, self._cpu_seen = max(seconds, used - self._cpu_seen), max(used, self._cpu_seen)
-        self._spent[self.task] = self._spent.get(self.task, 0.0) + seconds
+    def _charge(self, seconds: float, task: str | None = None) -> None:
+        """Charge ``task`` (the task now running) in the submission's budget: see ``Submission.charge``."""
+        self.submission.charge(self.task if task is None else task, seconds)
 
     def _budget_left(self) -> float:
-        return self.limits.budget - self._spent.get(self.task, 0.0)
+        return self.submission.left(self.task)
 
     def _budget_text(self) -> str:
         task = f" for task {self.task}" if self.task else ""
-        return (f"was not run: the grader's time budget{task} ({self.limits.budget:.0f} s)"
+        return (f"was not run: the grader's time budget{task} ({self.submission.limits.budget:.0f} s)"
                 " was used up by earlier calls that hung or were slow")
 
     def _exchange(self, kind: bytes, payload: bytes, stage: str, timeout: float | None = None) -> bytes:
@@ -267,10 +263,8 @@ class ChildBackend(ChildStarter, Backend):
             self._child.kill(strays=self.sandbox)
             self._child = None
             self._loaded.clear()
-        if self._cgroup is not None:
-            self._cgroup.kill_all()
-        if self._cpu_cgroup is not None:
-            self._cpu_cgroup.kill_all()
+        if self._cgroups is not None:  # this child's cgroups only: its siblings go on
+            self._cgroups.kill_all()
         if self.sandbox:
             kill_strays()
 

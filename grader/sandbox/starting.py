@@ -1,4 +1,5 @@
-"""Starting a child for a ChildBackend: its private runtime copy, the launch plan, its uid and cgroups."""
+"""Starting a child for a ChildBackend: its private runtime copy, the launch plan, its uid and cgroups
+(its own, beneath the submission's: ``grader/sandbox/submission.py``)."""
 
 from __future__ import annotations
 
@@ -57,9 +58,7 @@ class ChildStarter:
             _working_plan[key] = plan
             self.started.runs.append((self._isolation_text(plan), plan.sandboxed))
             if self._starts:  # a restart: the submission's code crashed or hung, so it pays for it
-                task, self.task = self.task, self._restart_task
-                self._charge(time.monotonic() - started)
-                self.task = task
+                self._charge(time.monotonic() - started, self._restart_task)
             self._starts += 1
             self._child = child
             return child
@@ -74,39 +73,31 @@ class ChildStarter:
                           + "; ".join(" ".join(e.split()) for e in errors))
 
     def _confine(self) -> None:
-        """Once per submission: its own uid (as root) and its memory cgroup, where they can be had."""
+        """Once per child's backend: its own uid (as root), and its cgroups beneath the submission's memory
+        and CPU cgroups (made by the first child of the submission), where they can be had."""
         if self._job_user is None and confinement.running_as_root():
             try:
                 self._job_user = confinement.JobUser.claim()
             except (OSError, RuntimeError) as exc:
                 raise GraderError(f"could not set aside a user to run the submission as: {exc}") from exc
-        if self._cgroup is None and not self._no_cgroup:
-            made = confinement.MemoryCgroup.create(self.limits.memory_mb << 20)
-            if isinstance(made, str):
-                self._no_cgroup = made
-            else:
-                self._cgroup = made
-        if self._cpu_cgroup is None and not self._no_cpu_cgroup:
-            made = confinement.CpuCgroup.create(self.limits.cpus, memory=self._cgroup)
-            if isinstance(made, str):
-                self._no_cpu_cgroup = made
-            else:
-                self._cpu_cgroup = made
-                self._cpu_seen = made.cpu_seconds()
+        if self._cgroups is None:
+            self.submission.confine()
+            self._cgroups = self.submission.child_cgroups()
 
     def _cgroup_procs(self) -> list[str]:
-        procs = [self._cgroup.procs_file] if self._cgroup is not None else []
-        return procs + (self._cpu_cgroup.procs_files if self._cpu_cgroup is not None else [])
+        return self._cgroups.procs_files if self._cgroups is not None else []
 
     def _isolation_text(self, plan: Plan) -> str:
+        """What the report says; the limits are the submission's, over the processes of all its children."""
         if not self.sandbox:
             return plan.isolation
         who = (f"as uid {self._job_user.uid}, its own" if self._job_user is not None
                else "as the grader's own user")
-        memory = (f"memory limit over all its processes ({self._cgroup.describe()})" if self._cgroup is not None
-                  else f"memory limit per process only ({self._no_cgroup})")
-        cpu = (f"CPU limit {self.limits.cpus:g} core over all its processes ({self._cpu_cgroup.describe()})"
-               if self._cpu_cgroup is not None else f"no CPU limit over its processes ({self._no_cpu_cgroup})")
+        shared = self.submission
+        memory = (f"memory limit over all its processes ({shared.memory.describe()})" if shared.memory is not None
+                  else f"memory limit per process only ({shared.no_memory})")
+        cpu = (f"CPU limit {shared.limits.cpus:g} core over all its processes ({shared.cpu.describe()})"
+               if shared.cpu is not None else f"no CPU limit over its processes ({shared.no_cpu})")
         return f"{plan.isolation}; {who}; {memory}; {cpu}"
 
     def _prepare_runtime(self) -> Path:
