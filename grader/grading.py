@@ -17,20 +17,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.paths import KERNEL_MAPS_ENV, REFERENCE, REPO, SNAPSHOT_SEED, reference_present
 from grader.safe_text import printable
-from grader.sandbox import (MAX_SUBMISSION_FILE_BYTES, GraderError, MAX_SUBMISSION_FILES, SANDBOX_ENV, SANDBOX_REQUIRED,
-                            SANDBOX_STARTED_ENV, Limits, become_subreaper, exercise_folder, kill_group, kill_strays,
-                            spawn)
+from grader.results import FIELDS, KINDS, Grade, TestResult
+from grader.sandbox import (MAX_SUBMISSION_FILE_BYTES, MAX_SUBMISSION_FILES, SANDBOX_ENV, SANDBOX_STARTED_ENV, Limits,
+                            become_subreaper, exercise_folder, kill_group, kill_strays, spawn)
 from grader.tasks import TASK_TITLES
 
 
@@ -40,82 +38,6 @@ class GraderFailure(Exception):
 
 class SandboxUnavailable(GraderFailure):
     """The sandbox was required and could not start: nothing may be graded on this machine."""
-
-
-@dataclass
-class TestResult:
-    name: str        # the test id without the tests/ folder, e.g. test_mlp.py::test_gradients[GLU]
-    task: str
-    points: int      # earned
-    max_points: int
-    status: str      # passed | failed | skipped
-    message: str = ""
-    detail: str = ""
-
-
-@dataclass
-class Grade:
-    submission: str
-    seed: int
-    tests: list[TestResult] = field(default_factory=list)
-    isolation: str = ""
-    sandboxed: bool = False  # as the grader's trusted process started the child; the child has no say
-    seconds: float = 0.0
-    grader_peak_mb: int = 0  # peak memory of the trusted pytest process that judged the evidence
-    not_graded: list[str] = field(default_factory=list)  # suites skipped on this machine, with why
-    bonus: list[str] = field(default_factory=list)  # tasks whose points count but whose maximum does not
-
-    @property
-    def score(self) -> int:
-        return sum(t.points for t in self.tests)
-
-    @property
-    def max_score(self) -> int:
-        """The points of every task graded, bonus tasks left out: a bonus raises the score only."""
-        return sum(t.max_points for t in self.tests if t.task not in self.bonus)
-
-    def tasks(self) -> list[str]:
-        seen = []
-        for task in [*TASK_TITLES, *(t.task for t in self.tests)]:
-            if task not in seen and any(t.task == task for t in self.tests):
-                seen.append(task)
-        return seen
-
-    def task_tests(self, task: str) -> list[TestResult]:
-        return [t for t in self.tests if t.task == task]
-
-    def failures(self, task: str) -> list[TestResult]:
-        """``task``'s tests not passed, causes first: a test that fails only because it waits for another
-        property ("... This test counts once the output is right") comes after the tests that say why."""
-        failing = [t for t in self.task_tests(task) if t.status != "passed"]
-        return sorted(failing, key=lambda t: (waits_for_another(t), after_a_hang(t)))
-
-    def first_failure(self, task: str | None = None) -> TestResult | None:
-        """The first failure to fix in ``task``; without one, in the first task that has one (MLP
-        before GLU before ...: the order students work in, not the suites' file order)."""
-        tasks = self.tasks() if task is None else [task]
-        return next((t for name in tasks for t in self.failures(name)), None)
-
-
-# How the suites' messages say a test waits for another property (tests/test_mlp.py, test_triton_swiglu.py).
-WAITING = re.compile(r"\bcounts once\b")
-
-
-def waits_for_another(test: TestResult) -> bool:
-    return bool(WAITING.search(test.message))
-
-
-# How a test is told that an earlier call used up its task's time (grader/sandbox/backend.py).
-OUT_OF_TIME = re.compile(r"time budget .* was used up by earlier calls")
-
-
-def after_a_hang(test: TestResult) -> bool:
-    """A test not run because earlier calls hung: the hang, reported by its own test, is the cause."""
-    return bool(OUT_OF_TIME.search(test.message))
-
-
-def task_title(task: str) -> str:
-    return TASK_TITLES.get(task, task)
 
 
 def grader_version() -> str:
@@ -170,7 +92,7 @@ def pytest_env(limits: Limits, sandbox_mode: str) -> dict[str, str]:
            if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "EXERCISE_TARGET", "PYTHONSTARTUP", SANDBOX_STARTED_ENV)}
     env.update(limits.to_env())
     env[SANDBOX_ENV] = sandbox_mode
-    if sandbox_mode == "bwrap" and _start_checks.get((limits, sandbox_mode)) == "":
+    if sandbox_mode == "bwrap" and _start_checks.get((limits, sandbox_mode), ("?", False))[0] == "":
         env[SANDBOX_STARTED_ENV] = "1"  # the start check started one: see SANDBOX_STARTED_ENV
     # Third-party plugins are not part of grading (and cost start-up time).
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
@@ -222,13 +144,18 @@ class SubprocessRunner:
             kill_group(proc)
 
 
-_start_checks: dict[tuple[Limits, str], str] = {}  # (limits, sandbox mode) -> "" or why no child starts
+# (limits, sandbox mode) -> ("" or why no child starts, whether that is a required sandbox that cannot)
+_start_checks: dict[tuple[Limits, str], tuple[str, bool]] = {}
 _start_checks_lock = threading.Lock()
 # Run in a process of its own: stopping a child also kills whatever else its process started (in a
 # batch: the warm fork server), and makes that process a subreaper.
-START_CHECK = ("import sys; from grader.sandbox import GraderError, SandboxBackend\n"
+# It prints one JSON object: {"why": "" or the reason, "sandbox_required": bool}.
+START_CHECK = ("import json, sys; from grader.sandbox import GraderError, SandboxBackend\n"
                "backend = SandboxBackend(sys.argv[1])\n"
-               "try:\n    backend.start()\nexcept GraderError as exc:\n    print(exc)\nfinally:\n    backend.close()\n")
+               "try:\n    backend.start()\n    print(json.dumps({'why': '', 'sandbox_required': False}))\n"
+               "except GraderError as exc:\n"
+               "    print(json.dumps({'why': str(exc), 'sandbox_required': exc.sandbox_required}))\n"
+               "finally:\n    backend.close()\n")
 
 
 def check_child_can_start(limits: Limits, sandbox_mode: str) -> None:
@@ -255,16 +182,25 @@ def check_child_can_start(limits: Limits, sandbox_mode: str) -> None:
                                               ) from None
                 if proc.returncode != 0:
                     raise _child_cannot_start(f"starting a child failed: {printable(proc.stderr.strip()[-300:])}")
-                _start_checks[key] = printable(" ".join(proc.stdout.split()))
-        why = _start_checks[key]
+                _start_checks[key] = _start_check_answer(proc.stdout)
+        why, required = _start_checks[key]
     if why:
-        raise _child_cannot_start(why)
+        raise _child_cannot_start(why, required)
 
 
-def _child_cannot_start(why: str) -> GraderFailure:
+def _start_check_answer(stdout: str) -> tuple[str, bool]:
+    """The start check's JSON line (the last line: the sandbox's own start may print before it)."""
+    try:
+        answer = json.loads(stdout.strip().splitlines()[-1])
+        return printable(" ".join(str(answer["why"]).split())), bool(answer["sandbox_required"])
+    except (IndexError, ValueError, KeyError, TypeError, AttributeError):
+        return f"the start check answered no JSON: {printable(stdout.strip()[-300:])}", False
+
+
+def _child_cannot_start(why: str, sandbox_required: bool = False) -> GraderFailure:
     """The error for a child that could not be started: a required sandbox that cannot start stops
     all grading on this machine (``SandboxUnavailable``); anything else is this grade's error."""
-    if why.startswith(SANDBOX_REQUIRED):
+    if sandbox_required:
         return SandboxUnavailable(why)
     return GraderFailure(f"could not run the submission's code: {why}")
 
@@ -316,7 +252,8 @@ def grade(submission: Path, *, display: str | None = None, seed: int | None = No
 # What each kind of line in the results file must hold (grader/plugin.py writes them).
 RECORD_FIELDS = {
     "collected": {"nodeid": str, "task": (str, type(None)), "points": int},
-    "result": {"nodeid": str, "status": str, "message": str, "detail": str, "grader_error": bool},
+    "result": {"nodeid": str, "status": str, "message": str, "detail": str, "grader_error": bool,
+               "sandbox_required": bool, "fields": dict},
     "collect_error": {"nodeid": str, "message": str},
     "collect_skip": {"nodeid": str, "message": str},
     "session": {"exitstatus": int, "isolation": str, "sandboxed": bool, "grader_peak_mb": int},
@@ -358,9 +295,7 @@ def _fill(grade_: Grade, records: list[dict], returncode: int | None, output: st
         raise GraderFailure(f"pytest collected no graded test (exit {returncode}):\n{tail}")
     broken = [r for r in results.values() if r.get("grader_error")]
     if broken:
-        why = (broken[0]["detail"] or broken[0]["message"]).removeprefix(f"{GraderError.__module__}.GraderError: ")
-        why = printable(why.splitlines()[0] if why else "")
-        raise _child_cannot_start(why)
+        raise _child_cannot_start(printable(broken[0]["message"]), broken[0]["sandbox_required"])
     ids = [r["nodeid"] for r in collected]
     missing = [i for i in ids if i not in results]
     if len(set(ids)) != len(ids) or missing or set(results) - set(ids) or len(sessions) != 1:
@@ -381,4 +316,17 @@ def _fill(grade_: Grade, records: list[dict], returncode: int | None, output: st
         grade_.tests.append(TestResult(
             name=name, task=record["task"] or "other", points=record["points"] if passed else 0,
             max_points=record["points"], status=result["status"], message=printable(result["message"]),
-            detail=printable(result["detail"], keep_newlines=True)))
+            detail=printable(result["detail"], keep_newlines=True), **_fields(result)))
+
+
+def _fields(result: dict) -> dict[str, str]:
+    """A result's structured fields (grader/results.py), as the suites set them; a kind that does not go
+    with the outcome (a failed test said to have passed) is the outcome's plain kind."""
+    fields = {name: printable(str(result["fields"].get(name, ""))) for name in FIELDS}
+    plain = {"passed": "passed", "skipped": "skipped"}.get(result["status"], "failed")
+    if fields["kind"] not in KINDS or (fields["kind"] in ("passed", "skipped")) != (plain != "failed") or (
+            plain != "failed" and fields["kind"] != plain):
+        fields["kind"] = plain
+    if fields["kind"] == "failed" and not fields["cause"]:
+        fields["cause"] = "unexplained"
+    return fields

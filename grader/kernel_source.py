@@ -14,9 +14,9 @@ The copy is written from the checked syntax trees, never from the student's text
 unparsed onto the line it started on in the student's file (a statement written over several lines
 takes the first), so an out-of-bounds message that says ``triton_swiglu.py:42`` still means line 42 of
 the student's file. Comments are not copied. The copy is parsed again before anything runs it, and
-must be exactly the header, the checked kernels and the launch code (``_check_assembled``): no
+must be exactly the header, the checked kernels and the launch code (``check_assembled``): no
 character of the student's file (a line separator Python keeps inside a comment, say) can put a
-statement of theirs into it.
+statement of theirs into it (``grader/kernel_writing.py``).
 
 A kernel that cannot be taken (still the stub, missing, another signature, not Triton language) is
 reported per kernel (``Assembled.problems``): the other kernel is still graded.
@@ -28,6 +28,8 @@ import ast
 import builtins
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from grader.kernel_writing import check_assembled, written
 
 
 
@@ -314,10 +316,10 @@ def assemble(student: str, reference: str, display: str, spec: KernelExercise = 
     if len(problems) == len(spec.kernels):
         return Assembled("", problems)
     kept = sorted((functions[name] for name in taken), key=lambda n: n.lineno)
-    kernels = _written(kept)
+    kernels = written(kept, HEADER)
     launch = _launch_code(reference, ref_tree, set(problems), spec)
     source = "\n".join(kernels) + "\n\n" + launch
-    _check_assembled(source, kept, launch)
+    check_assembled(source, HEADER, kept, launch)
     return Assembled(source, problems, len(kernels))
 
 
@@ -331,76 +333,6 @@ def _replaced(node: ast.stmt, spec: KernelExercise) -> bool:
         return True
     docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
     return docstring or (isinstance(node, ast.ImportFrom) and node.module == "__future__")
-
-
-class _Lines:
-    """Text written line by line, each at the line asked for or, where that is taken, the next free one."""
-
-    def __init__(self, first: int) -> None:
-        self.text: list[str] = [""] * (first - 1)
-
-    def put(self, line: int, text: str) -> None:
-        assert "\n" not in text and "\r" not in text, text  # unparse writes one statement's head on one line
-        self.text += [""] * (line - 1 - len(self.text))
-        self.text.append(text)
-
-
-def _written(functions: list[ast.FunctionDef]) -> list[str]:
-    """The checked functions as text, from their trees: the header on line 1, then each statement on the
-    line it started on in the student's file (or the next free one)."""
-    out = _Lines(2)
-    for node in functions:
-        for decorator in node.decorator_list:
-            out.put(decorator.lineno, "@" + ast.unparse(decorator))
-        head = ast.FunctionDef(name=node.name, args=node.args, body=[ast.Pass()], decorator_list=[],
-                               returns=node.returns, type_comment=None)
-        out.put(node.lineno, ast.unparse(ast.fix_missing_locations(head)).split("\n")[0])
-        _write_body(node.body, 1, out)
-    out.text[0] = HEADER
-    return out.text
-
-
-def _write_body(statements: list[ast.stmt], depth: int, out: _Lines) -> None:
-    pad = "    " * depth
-    for s in statements:
-        if isinstance(s, ast.If):
-            keyword = "if"
-            while True:  # an else holding only an if is written as elif: the same tree
-                out.put(s.lineno, f"{pad}{keyword} {ast.unparse(s.test)}:")
-                _write_body(s.body, depth + 1, out)
-                if len(s.orelse) == 1 and isinstance(s.orelse[0], ast.If):
-                    s, keyword = s.orelse[0], "elif"
-                    continue
-                break
-            orelse = s.orelse
-        elif isinstance(s, ast.For):
-            out.put(s.lineno, f"{pad}for {ast.unparse(s.target)} in {ast.unparse(s.iter)}:")
-            _write_body(s.body, depth + 1, out)
-            orelse = s.orelse
-        elif isinstance(s, ast.While):
-            out.put(s.lineno, f"{pad}while {ast.unparse(s.test)}:")
-            _write_body(s.body, depth + 1, out)
-            orelse = s.orelse
-        else:
-            out.put(s.lineno, pad + ast.unparse(s))
-            continue
-        if orelse:
-            out.put(orelse[0].lineno - 1, f"{pad}else:")
-            _write_body(orelse, depth + 1, out)
-
-
-class AssemblyError(RuntimeError):
-    """The assembled file is not exactly what was checked: a defect of the grader, never run."""
-
-
-def _check_assembled(source: str, kernels: list[ast.FunctionDef], launch: str) -> None:
-    """Parse the assembled file again and require, statement for statement: the header, the checked
-    functions (their trees, positions aside) and the launch code. Anything else is refused before
-    anything runs it."""
-    want = ast.parse(HEADER).body + kernels + ast.parse(launch).body
-    got = ast.parse(source).body
-    if len(got) != len(want) or any(ast.dump(g) != ast.dump(w) for g, w in zip(got, want)):
-        raise AssemblyError("the kernels-only file differs from the checked kernels and launch code; not run")
 
 
 def module_names(tree: ast.Module) -> dict[str, str]:

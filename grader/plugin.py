@@ -4,8 +4,11 @@ Loaded by ``python -m grader`` with ``-p grader.plugin --grader-results FILE`` i
 process (never in the child that runs the submission). It writes JSON lines to FILE:
 
 * ``{"kind": "collected", "nodeid", "task", "points"}``: one per selected graded test, from its markers;
-* ``{"kind": "result", "nodeid", "status", "message", "detail", "grader_error"}``: as each test ends
-  (status ``passed``/``failed``/``skipped``; ``message`` is one line, ``detail`` the full text);
+* ``{"kind": "result", "nodeid", "status", "message", "detail", "grader_error", "sandbox_required",
+  "fields"}``: as each test ends (status ``passed``/``failed``/``skipped``; ``message`` is one line for
+  people, ``detail`` the full text; ``fields`` the structured fields the test set, ``grader/results.py``,
+  from its report's ``user_properties``; ``grader_error``: the grader could not run the child at all,
+  ``sandbox_required`` because a required sandbox cannot start);
 * ``{"kind": "collect_error", "nodeid", "message"}``: a suite that could not be collected;
 * ``{"kind": "collect_skip", "nodeid", "message"}``: a suite skipped as a whole on this machine;
 * ``{"kind": "session", "exitstatus", "isolation", "sandboxed", "grader_peak_mb"}``: at the end (how the child ran, as
@@ -22,6 +25,7 @@ import os
 import pytest
 
 from grader.backend import StartedChildren
+from grader.results import FIELDS
 from grader.tasks import TASK_NAMES
 
 RESULTS_OPTION = "--grader-results"
@@ -97,17 +101,26 @@ class Recorder:
 
         # The grader could not run the child at all: a problem of the grading machine, not a 0.
         report.grader_error = bool(call.excinfo and call.excinfo.errisinstance(GraderError))
+        report.sandbox_required = report.grader_error and bool(getattr(call.excinfo.value, "sandbox_required", False))
+        if report.grader_error:
+            report.grader_message = _one_line(str(call.excinfo.value))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         state = self.outcomes.setdefault(report.nodeid, {"status": "passed", "message": "", "detail": "",
-                                                          "grader_error": False})
+                                                          "grader_error": False, "sandbox_required": False,
+                                                          "fields": {}})
+        fields = {k: v for k, v in report.user_properties if k in FIELDS and isinstance(v, str)}
         if state["status"] == "passed" and (report.failed or report.skipped):
             text = _text(report)
             state.update(status="skipped" if report.skipped else "failed", detail=text[:4000],
-                         message=_one_line(text) or ("skipped" if report.skipped else f"failed in {report.when}"))
+                         message=_one_line(text) or ("skipped" if report.skipped else f"failed in {report.when}"),
+                         fields=fields)
             if report.when != "call" and report.failed:
                 state["message"] = f"error in test {report.when}: {state['message']}"
-        state["grader_error"] = state["grader_error"] or getattr(report, "grader_error", False)
+        elif state["status"] == "passed" and report.when == "call":
+            state["fields"] = fields
+        if getattr(report, "grader_error", False) and not state["grader_error"]:
+            state.update(grader_error=True, sandbox_required=report.sandbox_required, message=report.grader_message)
         if report.when == "teardown":
             self.write({"kind": "result", "nodeid": report.nodeid, **self.outcomes.pop(report.nodeid)})
 

@@ -15,7 +15,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from grader.grading import Grade, TestResult, task_title
+from grader.results import FIELDS, Grade, TestResult, task_title
 from grader.safe_text import markdown_cell
 
 JSON_SCHEMA = "mlp-block-grader/1"
@@ -87,7 +87,8 @@ def as_json(grade: Grade) -> dict:
         "not_graded": grade.not_graded,
         "tasks": tasks,
         "tests": [{"name": t.name, "task": t.task, "points": t.points, "max": t.max_points,
-                   "status": t.status, "message": t.message} for t in grade.tests],
+                   "status": t.status, "message": t.message,
+                   **{name: getattr(t, name) for name in FIELDS}} for t in grade.tests],
     }
 
 
@@ -169,7 +170,8 @@ def write_text(path: Path, text: str) -> None:
 def from_json(data: dict) -> Grade:
     """The ``Grade`` that ``as_json`` wrote (messages, no details): a batch keeps one per submission."""
     tests = [TestResult(name=t["name"], task=t["task"], points=t["points"], max_points=t["max"],
-                        status=t["status"], message=t["message"]) for t in data["tests"]]
+                        status=t["status"], message=t["message"], **{name: t.get(name, "") for name in FIELDS})
+             for t in data["tests"]]
     return Grade(submission=data["submission"], seed=data["seed"], tests=tests, isolation=data["isolation"],
                  sandboxed=data["sandboxed"], seconds=data["seconds"], grader_peak_mb=data["grader_peak_mb"],
                  not_graded=data["not_graded"], bonus=data.get("bonus", []))

@@ -29,7 +29,8 @@ from pathlib import Path
 
 from instructor import batch_reports, intake
 from instructor.batch_reports import Outputs, write_csv
-from grader.grading import TASK_TITLES, Grade, GraderFailure, SandboxUnavailable, check_child_can_start, grade
+from grader.grading import TASK_TITLES, GraderFailure, SandboxUnavailable, check_child_can_start, grade
+from grader.results import Grade
 from instructor.intake import Intake, Submission
 from grader.safe_text import csv_cell, printable
 from grader.sandbox import Limits

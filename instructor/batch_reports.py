@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import report
-from grader.grading import Grade
+from grader.results import Grade
 from grader.safe_text import csv_cell, file_name
 from instructor.feedback import feedback
 

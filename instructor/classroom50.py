@@ -34,7 +34,8 @@ from pathlib import Path
 from grader import report
 from instructor.exports import CPU_WHEELS, PLATFORMS
 from grader.cli import EXIT_GRADER_ERROR, EXIT_OK
-from grader.grading import TASK_TITLES, Grade, GraderFailure, grade
+from grader.grading import TASK_TITLES, GraderFailure, grade
+from grader.results import Grade
 from grader.safe_text import markdown_cell, printable
 from grader.tasks import TASKS
 

@@ -1,8 +1,9 @@
 """One student's feedback from a batch: what an instructor can send as it is.
 
 Per task: the points, then the failures grouped by cause (one line per cause, however many tests it
-fails, with their points and names), causes before the tests that only wait for them ("... counts
-once the output is right"), and a task not started (every test "not implemented yet") in one line.
+fails, with their points and names), causes before the tests that only wait for them, and a task not
+started (every test still meets a stub) in one line: all from the fields the tests set
+(``grader/results.py``), never from their messages' words.
 Markdown (``.md``) for LMS comment boxes that render it, plain text (``.txt``) for those that do not.
 Test names are the suites' own; everything else from the submission (its messages) is untrusted:
 in Markdown it goes inside code spans, which render literally, so nothing needs backslashes.
@@ -13,11 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from grader.grading import Grade, TestResult, after_a_hang, task_title, waits_for_another
+from grader.results import Grade, TestResult, after_a_hang, task_title, waits_for_another
 from grader.safe_text import printable
 
 FORMATS = ("md", "txt")
-NOT_STARTED = "not implemented yet"
 MESSAGE_CHARS = 400  # one cause's message, shown whole up to this
 
 
@@ -31,25 +31,16 @@ class Cause:
         return sum(t.max_points for t in self.tests)
 
 
-def cause_key(message: str) -> str:
-    """What tests failing for one reason share: the message without its numbers, bracketed detail and
-    the case it was run on (the activation, the layer)."""
-    key = re.sub(r"\[[^\]]*\]", "", message)
-    key = re.sub(r"activation_fn=\w+( \([^)]*\))?", "activation_fn=", key)
-    key = re.sub(r"\bW[iogv]\b", "W", key)  # one layer or another: the same slip (no bias, a transpose)
-    key = re.sub(r"\d+(\.\d+)?(e[-+]?\d+)?", "#", key)
-    return re.sub(r"\s+", " ", key).strip()
-
-
 def causes(failing: list[TestResult]) -> tuple[list[Cause], list[TestResult]]:
-    """The failing tests grouped by cause, largest first, and apart: those that wait for another test."""
+    """The failing tests grouped by the cause their tests named (``TestResult.cause``; a failure no test
+    could explain is a cause of its own), largest first, and apart: those that wait for another test."""
     groups: dict[str, Cause] = {}
     waiting = []
     for test in failing:
         if waits_for_another(test):
             waiting.append(test)
             continue
-        key = cause_key(test.message or test.status)
+        key = test.name if test.cause in ("", "unexplained") else f"{test.kind}:{test.cause}"
         groups.setdefault(key, Cause(test.message or test.status, [])).tests.append(test)
     return sorted(groups.values(), key=lambda c: (after_a_hang(c.tests[0]), -c.points)), waiting
 
@@ -94,7 +85,7 @@ def feedback(name: str, grade: Grade, fmt: str = "md") -> str:
         if not failing:
             lines += w.heading(f"{task_title(task)}: {got} of {worth}", 2) + ["Every test passed.", ""]
             continue
-        if all(t.message.startswith(NOT_STARTED) for t in failing) and len(failing) == len(tests):
+        if all(t.kind == "not_implemented" for t in failing) and len(failing) == len(tests):
             lines += w.heading(f"{task_title(task)}: not started (0 of {worth})", 2)
             lines += [f"All {len(tests)} tests say, for example: {w.quoted(failing[0].message)}", ""]
             continue

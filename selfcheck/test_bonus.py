@@ -8,8 +8,8 @@ import subprocess
 import sys
 
 from grader import report
-from grader.grading import Grade
-from grader.grading import TestResult as Result
+from grader.results import Grade
+from grader.results import TestResult as Result
 from grader.paths import REPO, reference_file
 from instructor import exports
 

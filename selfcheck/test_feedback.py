@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from grader.grading import Grade
-from grader.grading import TestResult as Result
+from grader.results import Grade
+from grader.results import TestResult as Result
 from instructor.feedback import feedback
 
 NO_BIAS = "MLP.__init__ (TODO 1 in exercises/mlp_block.py): the block has no {layer}.bias; every layer needs one"

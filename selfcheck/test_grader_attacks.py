@@ -439,8 +439,8 @@ def test_a_child_that_cannot_start_once_the_sandbox_has_is_that_submissions_erro
     """Once the start check has started a sandboxed child (GRADER_SANDBOX_STARTED), a child that then
     does not start, twice (a hog beside it, its own code), is an error of that grade, not "bubblewrap is
     required", which would stop the whole batch."""
-    from grader.grading import START_CHECK, SandboxUnavailable, _child_cannot_start
-    from grader.sandbox import SANDBOX_REQUIRED, SANDBOX_STARTED_ENV
+    from grader.grading import START_CHECK, SandboxUnavailable, _child_cannot_start, _start_check_answer
+    from grader.sandbox import SANDBOX_STARTED_ENV
 
     (tmp_path / "submission").mkdir()
     env = {**os.environ, **fake_bwrap(tmp_path), "PYTHONPATH": str(REPO), "GRADER_SANDBOX": "bwrap"}
@@ -450,21 +450,22 @@ def test_a_child_that_cannot_start_once_the_sandbox_has_is_that_submissions_erro
         proc = subprocess.run([sys.executable, "-c", START_CHECK, str(tmp_path / "submission")], cwd=REPO, env=env,
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr[-2000:]
-        said[proven] = " ".join(proc.stdout.split())
-    assert said[False].startswith(SANDBOX_REQUIRED), said
-    assert not said[True].startswith(SANDBOX_REQUIRED) and "did not start, twice" in said[True], said
-    assert "uid map" in said[True], said  # the reason bubblewrap gave
-    assert not isinstance(_child_cannot_start(said[True]), SandboxUnavailable)
-    assert isinstance(_child_cannot_start(said[False]), SandboxUnavailable)
+        said[proven] = _start_check_answer(proc.stdout)  # (why, whether the sandbox was required and is not here)
+    assert said[False][1], said
+    assert not said[True][1] and "did not start, twice" in said[True][0], said
+    assert "uid map" in said[True][0], said  # the reason bubblewrap gave
+    assert not isinstance(_child_cannot_start(*said[True]), SandboxUnavailable)
+    assert isinstance(_child_cannot_start(*said[False]), SandboxUnavailable)
 
 
 def test_incomplete_or_malformed_results_are_an_error():
-    from grader.grading import Grade, GraderFailure, _fill
+    from grader.grading import GraderFailure, _fill
+    from grader.results import Grade
 
     collected = [{"kind": "collected", "nodeid": f"tests/test_mlp.py::t{i}", "task": "mlp", "points": 1}
                  for i in range(2)]
     result = {"kind": "result", "nodeid": "tests/test_mlp.py::t0", "status": "passed", "message": "",
-              "detail": "", "grader_error": False}
+              "detail": "", "grader_error": False, "sandbox_required": False, "fields": {"kind": "passed"}}
     session = {"kind": "session", "exitstatus": 1, "isolation": "x", "sandboxed": True, "grader_peak_mb": 1}
     for records in ([*collected, result, session],                                  # a test without a result
                     [*collected, result, result, {**result, "nodeid": "tests/test_mlp.py::t1"}, session],

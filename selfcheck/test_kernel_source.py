@@ -12,7 +12,8 @@ from grader.paths import reference_file
 
 pytest.importorskip("triton", reason="Triton is not installed (Linux only)")
 
-from grader.kernel_source import GATED, KERNELS, AssemblyError, assemble  # noqa: E402
+from grader.kernel_source import GATED, KERNELS, assemble  # noqa: E402
+from grader.kernel_writing import AssemblyError  # noqa: E402
 from selfcheck.harness import REPO  # noqa: E402
 
 REFERENCE = reference_file("triton_swiglu").read_text()
@@ -189,8 +190,8 @@ def test_the_copy_is_checked_again_before_it_runs(monkeypatch):
     """Were the writing from the tree ever to put something else into the copy, it is refused, not run."""
     import grader.kernel_source as kernel_source
 
-    written = kernel_source._written
-    monkeypatch.setattr(kernel_source, "_written", lambda functions: written(functions) + [PLANTED])
+    written = kernel_source.written
+    monkeypatch.setattr(kernel_source, "written", lambda functions, header: written(functions, header) + [PLANTED])
     with pytest.raises(AssemblyError):
         assemble(REFERENCE, REFERENCE, "triton_swiglu.py")
 

@@ -200,3 +200,24 @@ def test_workflows_parse_as_yaml_with_jobs_and_steps(workflow):
     assert isinstance(data, dict) and data.get("jobs"), f"{workflow.name}: no jobs"
     for job, spec in data["jobs"].items():
         assert spec.get("steps"), f"{workflow.name}: job {job} has no steps"
+
+
+# Words one module writes for people, which another once matched to decide something: the suites'
+# "counts once" and "not implemented yet", the sandbox's budget and "bubblewrap is required" wording.
+# The grader and the instructor's wing read the fields the tests set (grader/results.py) instead.
+WORDING_OF_OTHERS = {"counts once": ("grader", "instructor"), "not implemented yet": ("grader", "instructor"),
+                     "was used up": ("grader/grading.py", "grader/report.py", "instructor"),
+                     "SANDBOX_REQUIRED": ("grader/grading.py", "grader/report.py", "grader/plugin.py", "instructor"),
+                     "GraderError: ": ("grader/grading.py", "grader/plugin.py", "instructor")}
+
+
+def test_no_module_decides_by_another_modules_wording():
+    found = []
+    for words, places in WORDING_OF_OTHERS.items():
+        for place in places:
+            path = REPO / place
+            for file in ([path] if path.is_file() else sorted(path.rglob("*.py"))):
+                for number, line in enumerate(file.read_text().splitlines(), 1):
+                    if words in line:
+                        found.append(f"{file.relative_to(REPO)}:{number}: {line.strip()}")
+    assert not found, "decided by another module's words (read a field of grader/results.py instead):\n" + "\n".join(found)

@@ -176,9 +176,9 @@ def test_recorded_mistakes_are_the_reference_mistakes():
     for key, entry in stored["mistakes"].items():
         inputs = entry["inputs"]
         now = live.mistakes(inputs["block_name"], inputs["weights"], inputs["x"], inputs["activation"])
-        assert [hint for hint, _ in now] == [hint for hint, _ in entry["mistakes"]], \
-            f"{key}: the hints changed; record the snapshot again with `{snapshot.REGENERATE}`"
-        for (hint, output), (_, recorded) in zip(now, entry["mistakes"]):
+        assert [(cause, hint) for cause, hint, _ in now] == [(cause, hint) for cause, hint, _ in entry["mistakes"]], \
+            f"{key}: the causes or hints changed; record the snapshot again with `{snapshot.REGENERATE}`"
+        for (_, hint, output), (*_, recorded) in zip(now, entry["mistakes"]):
             assert torch.allclose(output, recorded, rtol=1e-12, atol=1e-12), \
                 f"{key} {hint!r}: output changed; `{snapshot.REGENERATE}`"
 

@@ -9,15 +9,43 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, NoReturn, Sequence
 
 import pytest
 import torch
 
 
-def fail(message: str) -> None:
-    """Fail with just the message: the student reads a hint, not a traceback into the suite."""
-    pytest.fail(message, pytrace=False)
+class Verdict(pytest.fail.Exception):
+    """A failed test: the message for the student, and the fields the grader and the reports read
+    (``grader/results.py``; ``tests/conftest.py`` records them on the test's report)."""
+
+    # Shown as pytest shows its own failures ("Failed: <message>"), not under this module's name.
+    __module__, __qualname__ = "builtins", "Failed"
+
+    def __init__(self, message: str, fields: dict[str, str]) -> None:
+        super().__init__(message, pytrace=False)
+        self.fields = fields
+
+
+def fail(message: str, *, cause: str = "unexplained", todo: str = "", waits_on: str = "", kind: str = "") -> NoReturn:
+    """Fail with just the message: the student reads a hint, not a traceback into the suite.
+
+    ``cause``: a stable id of the mistake where the test knows it (the same for every test it fails,
+    whatever the numbers in the message); ``todo``: the TODO to look at; ``waits_on``: the test whose
+    failure is this test's premise (the kind is then "waits"); ``kind``: see grader/results.py."""
+    kind = kind or ("waits" if waits_on else "failed")
+    raise Verdict(message, {"kind": kind, "cause": cause, "todo": todo, "waits_on": waits_on})
+
+
+def verdict_fields(excinfo: pytest.ExceptionInfo | None, passed: bool, skipped: bool) -> dict[str, str]:
+    """The structured fields of a test's outcome: the Verdict's, or what a plain outcome says."""
+    if passed:
+        return {"kind": "passed", "cause": "", "todo": "", "waits_on": ""}
+    if skipped:
+        return {"kind": "skipped", "cause": "", "todo": "", "waits_on": ""}
+    if excinfo is not None and isinstance(excinfo.value, Verdict):
+        return excinfo.value.fields
+    return {"kind": "failed", "cause": "unexplained", "todo": "", "waits_on": ""}
 
 
 def describe_mismatch(got: torch.Tensor, want: torch.Tensor, rtol: float = 0.0, atol: float = 0.0) -> str:
@@ -39,9 +67,9 @@ def is_close(got: torch.Tensor, want: torch.Tensor, rtol: float, atol: float) ->
     return bool(torch.allclose(got.double(), want.double(), rtol=rtol, atol=atol, equal_nan=False))
 
 
-def expect_shape(got: Sequence[int], want: Sequence[int], what: str, hint: str = "") -> None:
+def expect_shape(got: Sequence[int], want: Sequence[int], what: str, hint: str = "", cause: str = "unexplained") -> None:
     if tuple(got) != tuple(want):
-        fail(f"{what}: shape {tuple(got)}, expected {tuple(want)}. {hint}".rstrip())
+        fail(f"{what}: shape {tuple(got)}, expected {tuple(want)}. {hint}".rstrip(), cause=cause)
 
 
 def expect_close(
@@ -51,16 +79,18 @@ def expect_close(
     hint: str = "",
     rtol: float = 1e-9,
     atol: float = 1e-10,
+    cause: str = "unexplained",
 ) -> None:
-    """float64 comparison tight enough that tanh-approximate GELU fails for exact GELU."""
-    expect_shape(got.shape, want.shape, what, hint)
+    """float64 comparison tight enough that tanh-approximate GELU fails for exact GELU. ``cause``: the
+    stable id of what the hint names (see fail)."""
+    expect_shape(got.shape, want.shape, what, hint, cause)
     if got.dtype != want.dtype:
-        fail(f"{what}: dtype {got.dtype}, expected {want.dtype}. {hint}".rstrip())
+        fail(f"{what}: dtype {got.dtype}, expected {want.dtype}. {hint}".rstrip(), cause=cause)
     if not is_close(got, want, rtol, atol):
         # The hint first: it is what a stuck student acts on; the numbers back it up.
         detail = describe_mismatch(got, want, rtol, atol)
         fail(f"{what} differs from the reference: {hint} [{detail}]" if hint
-             else f"{what} differs from the reference: {detail}")
+             else f"{what} differs from the reference: {detail}", cause=cause)
 
 
 # --------------------------------------------------------------------------------- the blocks
@@ -129,13 +159,24 @@ def diagnosis_input(x: torch.Tensor) -> torch.Tensor:
 def diagnose(reference, block: Block, w: dict, x: torch.Tensor, got: torch.Tensor,
              activation: str | None) -> str:
     """The hint of the known mistake whose output ``got`` is (``reference.mistakes`` computes them)."""
-    return named_mistake(reference, block, w, x, got, activation) or (
-        f"check {block.name}.forward ({block.forward_todo}) against the formula in its docstring layer by layer")
+    return diagnosis(reference, block, w, x, got, activation)[1]
+
+
+def diagnosis(reference, block: Block, w: dict, x: torch.Tensor, got: torch.Tensor,
+              activation: str | None) -> tuple[str, str]:
+    """(cause, hint): the known mistake ``got`` is, its cause the same for every test it fails (the
+    mistake's own hint, from the reference's list: the suite's data, not the submission's), or
+    "unexplained" and a general pointer."""
+    named = named_mistake(reference, block, w, x, got, activation)
+    if named:
+        return f"{block.name}: {named[0]}", named[1]
+    return "unexplained", (f"check {block.name}.forward ({block.forward_todo}) against the formula in its docstring"
+                           " layer by layer")
 
 
 def named_mistake(reference, block: Block, w: dict, x: torch.Tensor, got: torch.Tensor,
-                  activation: str | None) -> str | None:
-    """The hint of the known mistake whose output ``got`` is, or None where it is none of them.
+                  activation: str | None) -> tuple[str, str] | None:
+    """(cause, hint) of the known mistake whose output ``got`` is, or None where it is none of them.
 
     Matched to float32 precision: a mistake computed through float32 casts, or with a constant
     written to 8 digits (tanh GELU's 0.79788456), is still that mistake. The known mistakes differ
@@ -143,9 +184,9 @@ def named_mistake(reference, block: Block, w: dict, x: torch.Tensor, got: torch.
     """
     rows = diagnosis_input(x)
     got = got.reshape(-1, got.shape[-1])[:DIAGNOSIS_POSITIONS]
-    for hint, candidate in reference.mistakes(block.name, w, rows, activation):
+    for cause, hint, candidate in reference.mistakes(block.name, w, rows, activation):
         if float32_close(got, candidate):
-            return hint
+            return cause, hint
     return None
 
 

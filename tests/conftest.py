@@ -17,7 +17,9 @@ import pytest
 import torch
 
 from grader.plugin import STARTED_CHILDREN
+from tests.checks import verdict_fields
 from grader.tasks import TASK_NAMES as TASKS
+from grader.tasks import TASKS as TASK_REGISTRY
 from tests.seam import (RECORD_PREFIX, REFERENCE_MODES, Reference, Target, check_reference_available, make_backend,
                         make_reference, target_name)
 
@@ -34,6 +36,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    for task in TASK_REGISTRY:  # one marker per task, from the task registry: `pytest -m glu` runs one task
+        config.addinivalue_line("markers", f"{task.name}: task {task.title} (exercises/{task.exercise}.py,"
+                                           f" graded by tests/{task.suite})")
     mode = config.getoption("reference")
     if mode not in REFERENCE_MODES and not mode.startswith(RECORD_PREFIX):
         raise pytest.UsageError(f"--reference {mode}: expected one of {', '.join(REFERENCE_MODES)} or {RECORD_PREFIX}FILE")
@@ -58,6 +63,52 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             problems.append(f"{item.nodeid}: needs @pytest.mark.points(n) with n > 0")
     if problems:
         raise pytest.UsageError("graded tests without task or points:\n" + "\n".join(problems))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """Each test's structured fields (tests/checks.py's fail sets them) on its report, as
+    ``user_properties``: what the grader records and the summary below groups by."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" or report.failed or report.skipped:
+        fields = verdict_fields(call.excinfo, report.passed, report.skipped)
+        report.user_properties = [*report.user_properties, *fields.items()]  # a list of its own: not the item's
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    """The failures grouped by cause, the first to fix on top, and the tests that wait on them: one
+    mistake is one line, however many tests it fails."""
+    lines = summary_by_cause(terminalreporter.stats.get("failed", []))
+    if lines:
+        terminalreporter.section("failures by cause (fix the first first)")
+        for line in lines:
+            terminalreporter.line(line)
+
+
+def summary_by_cause(reports: list) -> list[str]:
+    causes: dict[str, list] = {}
+    waiting = []
+    for report in reports:
+        fields = dict(report.user_properties)
+        if fields.get("kind") == "waits":
+            waiting.append((report, fields))
+            continue
+        cause = fields.get("cause") or "unexplained"
+        causes.setdefault(report.nodeid if cause == "unexplained" else cause, []).append(report)
+    order = sorted(causes.values(), key=lambda group: dict(group[0].user_properties).get("kind") == "out_of_time")
+    lines = []
+    for number, group in enumerate(order, 1):
+        message = " ".join(str(getattr(group[0], "longreprtext", "")).removeprefix("Failed: ").split())
+        names = ", ".join(r.nodeid.split("::", 1)[-1] for r in group[:4]) + (f" and {len(group) - 4} more" * (len(group) > 4))
+        shown = message if len(message) <= 160 else message[:157] + "..."
+        lines.append(f"{number}. {shown}  [{len(group)} test{'s' * (len(group) != 1)}: {names}]")
+    if waiting:
+        on = sorted({fields["waits_on"] for _, fields in waiting})
+        lines.append(f"then {len(waiting)} test{'s' * (len(waiting) != 1)} that count once {', '.join(on)}"
+                     f" pass{'es' * (len(on) == 1)}: {', '.join(r.nodeid.split('::', 1)[-1] for r, _ in waiting[:6])}"
+                     + (f" and {len(waiting) - 6} more" if len(waiting) > 6 else ""))
+    return lines
 
 
 @pytest.fixture(scope="session")

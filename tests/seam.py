@@ -35,6 +35,7 @@ import pytest
 from grader.backend import Backend
 from grader.paths import EXERCISES, SNAPSHOT_SEED, display_path, reference_file, reference_present
 from grader.tasks import TRITON_EXERCISES
+from tests.checks import fail
 
 TARGET_ENV = "EXERCISE_TARGET"
 DEFAULT_TARGET = "exercises"
@@ -162,6 +163,19 @@ def format_error(error: dict) -> str:
     return f"{error['stage']} raised {error['type']}: {error['message']}{where}{hint}"
 
 
+def error_fields(error: dict) -> dict[str, str]:
+    """The structured fields of a failure that is the code's own error (see tests/checks.py's fail), from
+    the evidence's fields, never from its message."""
+    stage = str(error.get("stage", ""))
+    if error.get("not_implemented"):
+        return {"kind": "not_implemented", "cause": f"not implemented: {stage}"}
+    if error.get("out_of_time"):
+        return {"kind": "out_of_time", "cause": "out of time"}
+    if error.get("type") == "FileNotFoundError" and stage.startswith("import "):
+        return {"kind": "not_handed_in", "cause": f"not handed in: {stage.removeprefix('import ')}"}
+    return {"kind": "failed", "cause": f"{error.get('type', 'error')} in {stage}"}
+
+
 class Target:
     """What a test talks to: probes on the code under test, failures as one-line messages."""
 
@@ -191,7 +205,7 @@ class Target:
     def probe(self, exercise: str, probe_name: str, **kwargs) -> dict:
         evidence = self.evidence(exercise, probe_name, **kwargs)
         if "error" in evidence:
-            pytest.fail(format_error(evidence["error"]), pytrace=False)
+            fail(format_error(evidence["error"]), **error_fields(evidence["error"]))
         return evidence
 
 

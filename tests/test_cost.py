@@ -19,7 +19,7 @@ from fractions import Fraction
 import pytest
 
 from tests.checks import fail
-from tests.seam import format_error
+from tests.seam import error_fields, format_error
 
 pytestmark = pytest.mark.cost
 
@@ -50,7 +50,7 @@ def answer(target, function: str, todo: str, exact_counts: bool = False, **kwarg
     where = f"{call_text(function, kwargs)} ({todo} in {target.where(COST)})"
     evidence = target.evidence(COST, "cost_function", function=function, kwargs=kwargs, exact_counts=exact_counts)
     if "error" in evidence:
-        fail(format_error(evidence["error"]))
+        fail(format_error(evidence["error"]), **error_fields(evidence["error"]))
     if type(evidence["value"]) is not int:
         why = ("a count is a whole number: divide with // or round with math.ceil, which return ints"
                if evidence["type"] == "float" else "return a plain Python int")

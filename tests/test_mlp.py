@@ -15,9 +15,9 @@ import re
 import pytest
 import torch
 
-from tests.checks import (BLOCKS, Block, diagnose, expect_close, expect_shape, explain_error, fail, float32_close,
+from tests.checks import (BLOCKS, Block, diagnose, diagnosis, expect_close, expect_shape, explain_error, fail, float32_close,
                           float32_hint, is_close, named_mistake, random_weights)
-from tests.seam import format_error
+from tests.seam import error_fields, format_error
 
 HIDDEN, INTERMEDIATE = 8, 12  # different, so a transposed layer cannot go unnoticed
 CTOR = {"hidden_dim": HIDDEN, "intermediate_dim": INTERMEDIATE}
@@ -52,7 +52,7 @@ def run(target, block: Block, gen, shape=(2, 3, HIDDEN), activation=None, dropou
         evidence = attempt({k: v for k, v in weights.items() if k not in absent})
     if "error" in evidence:
         hint = explain_error(block, evidence["error"])
-        fail(format_error(evidence["error"]) + (f"; {hint}" if hint else ""))
+        fail(format_error(evidence["error"]) + (f"; {hint}" if hint else ""), **error_fields(evidence["error"]))
     evidence["grad_out"] = grad_out
     return evidence, weights, x, ctor
 
@@ -77,7 +77,7 @@ def probe(target, block: Block, probe_name: str, **kwargs) -> dict:
     evidence = target.evidence(block.exercise, probe_name, cls_name=block.name, **kwargs)
     if "error" in evidence:
         hint = explain_error(block, evidence["error"])
-        fail(format_error(evidence["error"]) + (f"; {hint}" if hint else ""))
+        fail(format_error(evidence["error"]) + (f"; {hint}" if hint else ""), **error_fields(evidence["error"]))
     return evidence
 
 
@@ -100,7 +100,8 @@ def expect_block_output(target, reference, block: Block, weights: dict, x: torch
     likely = (diagnose(reference, block, weights, x64, out, None) if out.shape == x64.shape
               else f"its shape is {tuple(out.shape)} for float64 input of shape {tuple(x64.shape)}")
     fail(f"{what}, but the output is not the block's output yet: {likely}. This test counts once"
-         f" test_parity_with_reference[default-{block.name}] passes")
+         f" test_parity_with_reference[default-{block.name}] passes",
+         waits_on=f"test_parity_with_reference[default-{block.name}]")
 
 
 def output_explained(reference, block: Block, weights: dict, x: torch.Tensor, out: torch.Tensor) -> bool:
@@ -247,18 +248,20 @@ def test_parity_with_reference(target, reference, block, gen, activation, device
     want, *_ = run(reference, block, gen, weights=weights, x=x, activation=activation)
     what = f"{forward_where(target, block)} with activation_fn={activation or 'default (nn.GELU)'}"
     out, ref = got["out"], want["out"]
+    cause = f"{block.name}: output"
     if out.shape != ref.shape:
         hint = (LEADING_DIMS_HINT if out.shape[-1:] == ref.shape[-1:] else
                 "the output's last dimension must be hidden_dim: Wo maps intermediate_dim back to hidden_dim")
+        cause = f"{block.name}: output shape"
     elif out.dtype != ref.dtype:
-        hint = DTYPE_HINT
+        hint, cause = DTYPE_HINT, f"{block.name}: output dtype"
     elif float32_close(out, ref) and not is_close(out, ref, 1e-9, 1e-10):
-        hint = float32_hint(f"{block.name}.forward")
+        hint, cause = float32_hint(f"{block.name}.forward"), f"{block.name}: computes in float32"
     elif not is_close(out, ref, 1e-9, 1e-10):
-        hint = diagnose(reference, block, weights, x, out, activation)
+        cause, hint = diagnosis(reference, block, weights, x, out, activation)
     else:
         hint = ""
-    expect_close(out, ref, what, hint)
+    expect_close(out, ref, what, hint, cause=cause)
 
 
 @pytest.mark.points(2)
@@ -326,7 +329,8 @@ def own_clean_output(target, reference, block, weights, x, device) -> torch.Tens
         f"its shape is {tuple(clean.shape)}, not {tuple(x.shape)}")
     fail(f"{forward_where(target, block)}: dropout is judged against the block's own output with dropout=0.0,"
          f" and that is not the block's output yet ({why}). This test counts once"
-         f" test_parity_with_reference[default-{block.name}] passes")
+         f" test_parity_with_reference[default-{block.name}] passes",
+         waits_on=f"test_parity_with_reference[default-{block.name}]")
 
 
 def own_output(target, block, weights, x, device, dropout, train=False) -> torch.Tensor:

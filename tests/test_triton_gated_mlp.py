@@ -1,7 +1,8 @@
 """Graded tests for exercises/triton_gated_mlp.py: the gated projection as one kernel (TODO 1-3), its
 backward (TODO 4) and the FusedGatedMLP block (TODO 5).
 
-Run: ``pytest tests/test_triton_gated_mlp.py`` (``-m gated``). Without a GPU the kernel runs in
+Run: ``pytest tests/test_triton_gated_mlp.py`` (``-m gated``). Longer than 400 lines because it is one
+task's graded suite, which a student runs as one file. Without a GPU the kernel runs in
 Triton's interpreter, whose loads and stores the suite checks, and whose bfloat16 ``tl.dot`` multiplies
 as a GPU does (``grader/probes/``). Every expected value is computed here, in float64, from the
 formula ``act(x Wg^T + bg) * (x Wv^T + bv)`` on the very inputs the code under test got; a wrong value
@@ -36,7 +37,7 @@ from grader.paths import reference_file  # noqa: E402
 from grader.probes import stand_in_gated  # noqa: E402
 from tests.checks import describe_mismatch, fail  # noqa: E402
 from tests.kernel_target import start_side_by_side, student_kernels, verdict_data  # noqa: E402
-from tests.seam import Target, format_error  # noqa: E402
+from tests.seam import Target, error_fields, format_error  # noqa: E402
 
 pytestmark = pytest.mark.gated
 
@@ -96,23 +97,24 @@ def formula(case: dict, activation: str, *, k: int | None = None, swap: bool = F
     return gate * (x @ wv.T + bv)
 
 
-def likely_mistake(got: torch.Tensor, case: dict, activation: str) -> str:
-    """The named mistake ``got`` matches to float32 precision, or a general pointer."""
-    named = [("the activation is on the value: act(x Wv^T + bv) * (x Wg^T + bg); the gate gets it",
-              formula(case, activation, swap=True)),
-             ("the gate's bias is added after the activation; it belongs inside: act(x Wg^T + bg)",
-              formula(case, activation, bias_after=True)),
-             ("the last, partial step of the K loop is missing: loop over range(0, K, BLOCK_K) and mask"
-              " the ks past K (loading 0 there), so the remainder still counts",
+def likely_mistake(got: torch.Tensor, case: dict, activation: str) -> tuple[str, str]:
+    """(cause, hint): the named mistake ``got`` matches to float32 precision, or a general pointer."""
+    named = [("activation_on_value", "the activation is on the value: act(x Wv^T + bv) * (x Wg^T + bg); the gate"
+              " gets it", formula(case, activation, swap=True)),
+             ("gate_bias_after_activation", "the gate's bias is added after the activation; it belongs inside:"
+              " act(x Wg^T + bg)", formula(case, activation, bias_after=True)),
+             ("k_remainder_dropped", "the last, partial step of the K loop is missing: loop over range(0, K, BLOCK_K)"
+              " and mask the ks past K (loading 0 there), so the remainder still counts",
               formula(case, activation, k=(case["x"].shape[-1] // 16) * 16))]
-    for hint, candidate in named:
+    for cause, hint, candidate in named:
         if torch.allclose(got.double(), candidate, rtol=1e-4, atol=1e-4 * candidate.abs().max().item()):
-            return hint
+            return cause, hint
     if torch.isnan(got).any():
-        return ("some elements were never written (NaN, what fresh memory holds in these tests): does every"
+        return "never_written", ("some elements were never written (NaN, what fresh memory holds in these tests): does every"
                 " program store its whole tile? The kernel tests launch it as TODO 2 says: a grid of (cdiv(M, BLOCK_M),"
                 " cdiv(N, BLOCK_N)) programs, program (tl.program_id(0), tl.program_id(1)) computing tile (pid_m, pid_n)")
-    return "check the K loop, the tiles' offsets and strides, and the epilogue (bias, activation, product) in TODO 1"
+    return "unexplained", ("check the K loop, the tiles' offsets and strides, and the epilogue (bias, activation,"
+                           " product) in TODO 1")
 
 
 def project(target, case: dict, activation: str = "silu", **options) -> dict:
@@ -122,7 +124,8 @@ def project(target, case: dict, activation: str = "silu", **options) -> dict:
         if "Expected dtype [" in message and ("got fp16" in message or "got bf16" in message):
             message += (" (the activation ran on 16-bit values: keep the sums in COMPUTE_DTYPE, float32, and apply"
                         " bias, activation and product there; convert only in tl.store: TODO 1)")
-        fail(message + kernel_map.for_error(evidence["error"]))  # after an out-of-bounds access: where it went
+        # after an out-of-bounds access: where it went
+        fail(message + kernel_map.for_error(evidence["error"]), **error_fields(evidence["error"]))
     return evidence
 
 
@@ -130,8 +133,9 @@ KERNEL_INPUTS = ["x_ptr", "gate_weight_ptr", "value_weight_ptr"]
 
 
 def expect_formula(got: torch.Tensor, case: dict, activation: str, what: str, rtol: float, atol: float,
-                   maps: dict | None = None) -> None:
-    """``maps``: what the kernel loaded and stored (the probe's record), drawn where it explains a failure."""
+                   maps: dict | None = None, waits_on: str = "") -> None:
+    """``maps``: what the kernel loaded and stored (the probe's record), drawn where it explains a failure;
+    ``waits_on``: the test whose property this is, where the formula is this test's premise only."""
     want = formula(case, activation)
     if got.shape != want.shape:
         fail(f"{what}: shape {tuple(got.shape)}, expected {tuple(want.shape)} (..., intermediate): TODO 2's"
@@ -141,8 +145,10 @@ def expect_formula(got: torch.Tensor, case: dict, activation: str, what: str, rt
              " convert in tl.store")
     if not torch.allclose(got.double(), want, rtol=rtol, atol=atol * want.abs().max().item(), equal_nan=False):
         drawn = kernel_map.explain(maps, "out_ptr", KERNEL_INPUTS)  # what the kernel touched
-        fail(f"{what} differs from act(x Wg^T + bg) * (x Wv^T + bv): {likely_mistake(got, case, activation)}"
-             f" [{describe_mismatch(got, want, rtol, atol * want.abs().max().item())}]{drawn}")
+        cause, hint = likely_mistake(got, case, activation)
+        fail(f"{what} differs from act(x Wg^T + bg) * (x Wv^T + bv): {hint}"
+             f" [{describe_mismatch(got, want, rtol, atol * want.abs().max().item())}]{drawn}", cause=cause,
+             waits_on=waits_on)
 
 
 _kernel_verdict: dict[str, str] = {}
@@ -169,7 +175,7 @@ def expect_kernel_computes(kernels, what: str) -> None:
     verdict = kernel_verdict(kernels)
     if verdict:
         fail(f"{what}: this counts once {KERNEL} computes the projection on its own (TODO 1; test_forward_float32"
-             f" passes); it does not yet: {verdict}")
+             f" passes); it does not yet: {verdict}", waits_on="test_forward_float32[silu]", todo="TODO 1")
 
 
 _launch_verdict: dict[str, str] = {}
@@ -211,7 +217,8 @@ def expect_launch_works(target, kernels, what: str) -> None:
     verdict = launch_verdict(target)
     if verdict:
         fail(f"{what}: this counts once gated_projection gets the projection from {KERNEL} (TODO 2;"
-             f" test_kernel_does_the_work passes); it does not yet: {verdict}")
+             f" test_kernel_does_the_work passes); it does not yet: {verdict}", waits_on="test_kernel_does_the_work",
+             todo="TODO 2")
 
 
 def stand_in_coefficients(gen: torch.Generator) -> dict:
@@ -317,7 +324,7 @@ def test_input_unmodified(kernels, gen):
     case = inputs(gen)
     evidence = project(kernels, case, "silu")
     expect_formula(evidence["out"], case, "silu", "gated_projection (this test counts once its output is right)",
-                   FLOAT32_RTOL, FLOAT32_RTOL)
+                   FLOAT32_RTOL, FLOAT32_RTOL, waits_on="test_forward_float32[silu]")
     if evidence["input_changed"]:
         fail(f"{KERNEL} changed x: the kernel may only store into the output (TODO 1)")
 
@@ -408,7 +415,7 @@ def module_evidence(target, weights: dict, x: torch.Tensor, grad_out: torch.Tens
     evidence = target.evidence(EXERCISE, "gated_module_run", hidden=HIDDEN, intermediate=INTERMEDIATE,
                                activation=activation, weights=weights, x=x, grad_out=grad_out, **options)
     if "error" in evidence:
-        fail(format_error(evidence["error"]))
+        fail(format_error(evidence["error"]), **error_fields(evidence["error"]))
     return evidence
 
 
@@ -429,7 +436,7 @@ def own_projection(target, weights: dict, x: torch.Tensor, activation: str) -> t
                                value_bias=weights["Wv.bias"], activation=activation)
     if "error" in evidence:
         fail("FusedGatedMLP counts once gated_projection runs on its inputs (TODO 1-2): "
-             + format_error(evidence["error"]))
+             + format_error(evidence["error"]), waits_on="test_kernel_does_the_work", todo="TODO 2")
     return evidence["out"]
 
 
@@ -458,7 +465,7 @@ def test_block_matches_glu(target, kernels, gen, activation):
         except pytest.fail.Exception as failure:
             fail(f"FusedGatedMLP(activation={activation!r}) runs in float64: this counts once gated_projection"
                  f" gets the projection from {KERNEL} in float64 (TODO 2; test_kernel_does_the_work passes); it"
-                 f" does not yet: {str(failure).splitlines()[0]}")
+                 f" does not yet: {str(failure).splitlines()[0]}", waits_on="test_kernel_does_the_work", todo="TODO 2")
         a, b, c = coefficients["gated"]
         fail(f"FusedGatedMLP(activation={activation!r}).forward does not get its projection from {KERNEL}: with the"
              f" kernel replaced by a stand-in that writes {a:.3f} * (x Wg^T + bg) {b:+.3f} * (x Wv^T + bv)"

@@ -53,7 +53,7 @@ from grader.probes import stand_in_backward, stand_in_forward  # noqa: E402
 from grader import kernel_map  # noqa: E402
 from tests.snapshot import triton_launch_code  # noqa: E402
 from tests.kernel_target import StudentKernels, start_side_by_side, student_kernels, verdict_data  # noqa: E402
-from tests.seam import Target, format_error  # noqa: E402
+from tests.seam import Target, error_fields, format_error  # noqa: E402
 from tests.test_mlp import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
 
 pytestmark = pytest.mark.swiglu
@@ -195,7 +195,7 @@ def run_kernels(target, gen, op, shape, dtype=torch.float32, layout="contiguous"
                                layout=layout, grad_out_layout=grad_out_layout, device=device, **extra)
     if "error" in evidence:
         fail(format_error(evidence["error"]) + kernel_error_hint(evidence["error"], grad_out_layout)
-             + kernel_map.for_error(evidence["error"]))
+             + kernel_map.for_error(evidence["error"]), **error_fields(evidence["error"]))
     return evidence, gate, value, grad_out
 
 
@@ -637,7 +637,8 @@ def test_memory_stays_in_bounds(kernels, gen, op, device):
     for (shape, layout), evidence in zip(BOUNDS_CASES, results):
         if "error" in evidence:
             error = evidence["error"]
-            fail(f"{format_error(error)} (inputs of shape {shape}, {layout}){kernel_map.for_error(error)}")
+            fail(f"{format_error(error)} (inputs of shape {shape}, {layout}){kernel_map.for_error(error)}",
+                 **error_fields(error))
         expect_kernels_launched(kernels, evidence, op, todo=KERNEL[op][1])
         if evidence["guards_touched"]:
             fail(f"{kernel_where(kernels, op)} wrote next to its inputs ({', '.join(evidence['guards_touched'])},"
@@ -723,7 +724,8 @@ def autograd_with_stand_ins(target, gen, gate, value, grad_out, device) -> tuple
     evidence = target.evidence(EXERCISE, "swiglu_autograd", gate=gate, value=value, grad_out=grad_out, device=device,
                                stand_ins=coefficients)
     if "error" in evidence:
-        fail(f"{format_error(evidence['error'])} (with the kernels replaced by the grader's stand-ins)")
+        fail(f"{format_error(evidence['error'])} (with the kernels replaced by the grader's stand-ins)",
+             **error_fields(evidence["error"]))
     return coefficients, evidence
 
 
@@ -754,17 +756,20 @@ def expect_kernel_computes(kernels, op: str, device: str, what: str) -> None:
     verdict = kernel_verdict(kernels, op, device)
     if verdict:
         fail(f"{what}, but this counts once {KERNEL[op][0]} computes its results ({KERNEL[op][1]};"
-             f" test_{op}_float32 passes); it does not yet: {verdict}")
+             f" test_{op}_float32 passes); it does not yet: {verdict}", waits_on=f"test_{op}_float32",
+             todo=KERNEL[op][1])
 
 
 def expect_kernels_compute_swiglu(kernels, device: str, what: str) -> None:
     """A value the student's own process computed counts only once the kernels compute SwiGLU where no
     Python of the student's runs (the ``kernels`` process): in the student's process, any code of the
     file could make a launch "compute" whatever it likes."""
-    verdict = kernel_verdict(kernels, "forward", device) or kernel_verdict(kernels, "backward", device)
+    op = "forward" if kernel_verdict(kernels, "forward", device) else "backward"
+    verdict = kernel_verdict(kernels, op, device)
     if verdict:
         fail(f"{what} is right, but it counts once your kernels compute SwiGLU on their own"
-             f" (test_forward_float32 and test_backward_float32 pass); they do not yet: {verdict}")
+             f" (test_forward_float32 and test_backward_float32 pass); they do not yet: {verdict}",
+             waits_on=f"test_{op}_float32", todo=KERNEL[op][1])
 
 
 @pytest.mark.points(2)

@@ -36,10 +36,11 @@ def _your(exercise: str) -> str:
     return f"your {exercise}.py"
 
 
-def _error(stage: str, kind: str, message: str) -> dict:
+def _error(stage: str, kind: str, message: str, out_of_time: bool = False) -> dict:
+    """``out_of_time``: not run, the task's budget being used up (a field the tests read, not the words)."""
     # Parts of the message (its stderr, the stage it announced) came from the child.
     return {"error": {"stage": printable(stage), "type": kind, "message": printable(message), "where": "",
-                      "not_implemented": False}}
+                      "not_implemented": False, "out_of_time": out_of_time}}
 
 
 _live_backends: "weakref.WeakSet[ChildBackend]" = weakref.WeakSet()
@@ -114,7 +115,7 @@ class ChildBackend(ChildStarter, Backend):
             if exercise in self._import_failures:
                 return self._import_failures[exercise]
             if self._budget_left() <= 0:
-                return _error(_your(exercise), "Timeout", self._budget_text())
+                return _error(_your(exercise), "Timeout", self._budget_text(), out_of_time=True)
             import torch  # the trusted side speaks torch.save/torch.load with the child
 
             request = {"exercise": exercise, "probe": probe_name, "kwargs": kwargs}
@@ -127,7 +128,7 @@ class ChildBackend(ChildStarter, Backend):
                 payload = self._exchange(b"C", buffer.getvalue(), probe_name)
             except ChildFailure as failure:
                 self._discard_child()
-                return _error(failure.stage or _your(exercise), failure.kind, failure.message)
+                return _error(failure.stage or _your(exercise), failure.kind, failure.message, failure.out_of_time)
             from grader import evidence as evidence_checks  # imports torch: only once a child runs
 
             return self._judge_reply(payload, probe_name, evidence_checks.element_allowance(kwargs))
@@ -211,7 +212,7 @@ class ChildBackend(ChildStarter, Backend):
     def _exchange(self, kind: bytes, payload: bytes, stage: str, timeout: float | None = None) -> bytes:
         """Send one request, wait for its reply; the time spent counts against the budget."""
         if self._budget_left() <= 0:
-            raise ChildFailure("Timeout", self._budget_text(), stage)
+            raise ChildFailure("Timeout", self._budget_text(), stage, out_of_time=True)
         child = self._start_child()
         limit = min(timeout or self.limits.call_timeout, self._budget_left())
         started = time.monotonic()
@@ -237,7 +238,8 @@ class ChildBackend(ChildStarter, Backend):
         except ChildFailure as failure:
             # Importing it hung or killed the process: doing it again would only do that again.
             self._discard_child()
-            self._import_failures[exercise] = _error(f"import {display}", failure.kind, failure.message)
+            self._import_failures[exercise] = _error(f"import {display}", failure.kind, failure.message,
+                                                     failure.out_of_time)
             return self._import_failures[exercise]
         evidence = self._judge_reply(payload, f"import {display}", 0)
         if "error" in evidence:

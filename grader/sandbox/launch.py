@@ -59,9 +59,11 @@ def _plans(sandbox: bool, mode: str, bwrap_failure: str = "") -> list[Plan]:
 # ------------------------------------------------------------------------------ one child process
 
 class ChildFailure(Exception):
-    def __init__(self, kind: str, message: str, stage: str) -> None:
+    """``out_of_time``: the call was not made, the task's budget being used up."""
+
+    def __init__(self, kind: str, message: str, stage: str, out_of_time: bool = False) -> None:
         super().__init__(message)
-        self.kind, self.message, self.stage = kind, message, stage
+        self.kind, self.message, self.stage, self.out_of_time = kind, message, stage, out_of_time
 
 
 SIGNAL_HINTS = {

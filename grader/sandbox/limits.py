@@ -63,7 +63,7 @@ class Limits:
 
 SANDBOX_ENV = "GRADER_SANDBOX"  # auto (default) | bwrap (required: fail closed) | none
 SANDBOX_MODES = ("auto", "bwrap", "none")
-SANDBOX_REQUIRED = "bubblewrap is required"  # how every "no sandbox, no grade" error begins
+SANDBOX_REQUIRED = "bubblewrap is required"  # for people: the words every "no sandbox, no grade" error begins with
 # Set by the grader once its start check has started a sandboxed child on this machine: from then on a
 # child that cannot start is that submission's problem (a neighbour hogging the machine, its own code),
 # never a sign that the sandbox is unavailable, so it must not stop a whole batch.
@@ -71,5 +71,11 @@ SANDBOX_STARTED_ENV = "GRADER_SANDBOX_STARTED"
 
 
 class GraderError(RuntimeError):
-    """Something is wrong with the grader's machine, not with the submission (no child could start)."""
+    """Something is wrong with the grader's machine, not with the submission (no child could start).
+    ``sandbox_required``: the sandbox was required and cannot start here, so nothing may be graded on
+    this machine (the grader stops rather than grade without it)."""
+
+    def __init__(self, message: str, sandbox_required: bool = False) -> None:
+        super().__init__(message)
+        self.sandbox_required = sandbox_required
 

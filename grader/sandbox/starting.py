@@ -29,7 +29,7 @@ class ChildStarter:
         if self._child is not None:
             self._discard_child()
         if self._starts and self._budget_left() <= 0:
-            raise ChildFailure("Timeout", self._budget_text(), "start")
+            raise ChildFailure("Timeout", self._budget_text(), "start", out_of_time=True)
         if self.sandbox:
             become_subreaper()
             self._confine()
@@ -42,7 +42,8 @@ class ChildStarter:
             plans = _plans(self.sandbox, self.mode)
         if not plans:
             raise GraderError(f"{SANDBOX_REQUIRED} ({SANDBOX_ENV}={self.mode}) but is not installed, or this is"
-                              " not Linux: install bubblewrap, or grade with --sandbox auto (not for credit)")
+                              " not Linux: install bubblewrap, or grade with --sandbox auto (not for credit)",
+                              sandbox_required=True)
         proven = self.mode == "bwrap" and os.environ.get(SANDBOX_STARTED_ENV) == "1"
         if proven:  # the sandbox works here: try it twice, and never fall back (see SANDBOX_STARTED_ENV)
             plans = [plans[0], plans[0]]
@@ -68,7 +69,7 @@ class ChildStarter:
                               + " ".join(errors[-1].split(": ", 1)[-1].split()))
         if self.mode == "bwrap":
             raise GraderError(f"{SANDBOX_REQUIRED} ({SANDBOX_ENV}={self.mode}) but could not start here: "
-                              + " ".join(errors[0].split(": ", 1)[-1].split()))
+                              + " ".join(errors[0].split(": ", 1)[-1].split()), sandbox_required=True)
         raise GraderError("could not start a child process to run the code under test: "
                           + "; ".join(" ".join(e.split()) for e in errors))
 

@@ -25,21 +25,23 @@ def known_formula(block_name: str, w: dict, x: torch.Tensor, act: Callable) -> t
 
 
 def known_mistakes(block_name: str, w: dict, x: torch.Tensor, activation: str | None,
-                   make_activation: Callable[[], Callable]) -> list[tuple[str, torch.Tensor]]:
+                   make_activation: Callable[[], Callable]) -> list[tuple[str, str, torch.Tensor]]:
     """Outputs of the mistakes students make with ``block_name`` ("MLP" or "GLU") on weights ``w``
-    and input ``x``, asked for ``activation`` (None: the default GELU), each with its hint.
+    and input ``x``, asked for ``activation`` (None: the default GELU), each as (cause, hint, output):
+    the cause a stable id of the mistake, the same whatever the activation asked for.
     ``make_activation`` builds that activation (the suites' table of them, passed in so that this
     file imports nothing of the project)."""
     act = make_activation()
     gelu, gelu_tanh = F.gelu, lambda t: F.gelu(t, approximate="tanh")
     requested = "GELU" if activation in (None, "gelu") else activation
-    mistakes: list[tuple[str, Callable]] = []
+    mistakes: list[tuple[str, str, Callable]] = []
     if block_name == "MLP":
         def mlp(a):
             return lambda: _linear(w, "Wo", a(_linear(w, "Wi", x)))
         mistakes += [
-            ("the output matches Wo(Wi(x)) with no activation: apply act() between Wi and Wo", mlp(lambda t: t)),
-            ("the activation is applied after Wo as well; it belongs only between Wi and Wo",
+            ("no activation", "the output matches Wo(Wi(x)) with no activation: apply act() between Wi and Wo",
+             mlp(lambda t: t)),
+            ("activation after Wo too", "the activation is applied after Wo as well; it belongs only between Wi and Wo",
              lambda: act(_linear(w, "Wo", act(_linear(w, "Wi", x))))),
         ]
         forms = {"exact GELU": mlp(gelu), "tanh-approximate GELU": mlp(gelu_tanh), "ReLU": mlp(F.relu),
@@ -50,13 +52,15 @@ def known_mistakes(block_name: str, w: dict, x: torch.Tensor, activation: str | 
             return lambda: _linear(w, "Wo", a_gate(_linear(w, "Wg", x)) * a_value(_linear(w, "Wv", x)))
         ident = lambda t: t
         mistakes += [
-            ("the activation is on the value path Wv; it belongs on the gate path only: Wo(act(Wg(x)) * Wv(x))",
-             glu(ident, act)),
-            ("the activation is on both paths; only the gate Wg gets it: Wo(act(Wg(x)) * Wv(x))", glu(act, act)),
-            ("there is no activation: the gate path needs act(Wg(x))", glu(ident, ident)),
-            ("the gate uses sigmoid; use the module that activation_fn() returns", glu(torch.sigmoid, ident)),
-            ("the activation is applied to the product Wg(x) * Wv(x); it belongs on the gate alone:"
-             " Wo(act(Wg(x)) * Wv(x))",
+            ("activation on the value path", "the activation is on the value path Wv; it belongs on the gate path"
+             " only: Wo(act(Wg(x)) * Wv(x))", glu(ident, act)),
+            ("activation on both paths", "the activation is on both paths; only the gate Wg gets it:"
+             " Wo(act(Wg(x)) * Wv(x))", glu(act, act)),
+            ("no activation", "there is no activation: the gate path needs act(Wg(x))", glu(ident, ident)),
+            ("sigmoid gate", "the gate uses sigmoid; use the module that activation_fn() returns",
+             glu(torch.sigmoid, ident)),
+            ("activation on the product", "the activation is applied to the product Wg(x) * Wv(x); it belongs on the"
+             " gate alone: Wo(act(Wg(x)) * Wv(x))",
              lambda: _linear(w, "Wo", act(_linear(w, "Wg", x) * _linear(w, "Wv", x)))),
         ]
         forms = {"exact GELU": glu(gelu, ident), "tanh-approximate GELU": glu(gelu_tanh, ident),
@@ -74,11 +78,11 @@ def known_mistakes(block_name: str, w: dict, x: torch.Tensor, activation: str | 
         else:
             hint = (f"the output uses {form} although activation_fn={requested} was passed: build the "
                     "activation by calling activation_fn(), don't hard-code one")
-        mistakes.append((hint, fn))
-    mistakes.append(("the output includes the input x: the residual connection belongs outside the block",
-                     residual))
+        mistakes.append((f"hard-coded {form}", hint, fn))
+    mistakes.append(("residual inside", "the output includes the input x: the residual connection belongs outside"
+                     " the block", residual))
     unbiased = {k: torch.zeros_like(v) if k.endswith(".bias") else v for k, v in w.items()}
     correct_without_biases = known_formula(block_name, unbiased, x, act)
-    mistakes.append(("the output is the block's without biases: build every layer as nn.Linear(..., bias=True),"
-                     " the default", lambda: correct_without_biases))
-    return [(hint, fn()) for hint, fn in mistakes]
+    mistakes.append(("no biases", "the output is the block's without biases: build every layer as"
+                     " nn.Linear(..., bias=True), the default", lambda: correct_without_biases))
+    return [(cause, hint, fn()) for cause, hint, fn in mistakes]
