@@ -19,18 +19,23 @@ def grade_with(tests: list[Result]) -> Grade:
     return Grade(submission="alice", seed=7, tests=tests, sandboxed=True)
 
 
-def failed(name: str, task: str, message: str, worth: int = 1) -> Result:
-    return Result(name=name, task=task, points=0, max_points=worth, status="failed", message=message)
+def failed(name: str, task: str, message: str, worth: int = 1, kind: str = "failed", cause: str = "unexplained",
+           waits_on: str = "") -> Result:
+    """A failed result with the fields its test would set (tests/checks.py's fail)."""
+    return Result(name=name, task=task, points=0, max_points=worth, status="failed", message=message, kind=kind,
+                  cause=cause, waits_on=waits_on)
 
 
 @pytest.fixture
 def one_slip() -> Grade:
     """No biases: one cause behind many tests, tests that wait for it, and a task never started."""
-    tests = [failed(f"test_mlp.py::test_parity_with_reference[{case}-MLP]", "mlp", NO_BIAS.format(layer=layer), 2)
-             for case, layer in (("default", "Wi"), ("relu", "Wi"), ("silu", "Wo"))]
-    tests += [failed(f"test_mlp.py::test_output_shape[{d}-MLP]", "mlp", WAITING) for d in ("2d", "3d")]
+    tests = [failed(f"test_mlp.py::test_parity_with_reference[{case}-MLP]", "mlp", NO_BIAS.format(layer=layer), 2,
+                    cause="MLP: no biases") for case, layer in (("default", "Wi"), ("relu", "Wi"), ("silu", "Wo"))]
+    tests += [failed(f"test_mlp.py::test_output_shape[{d}-MLP]", "mlp", WAITING, kind="waits",
+                     waits_on="test_parity_with_reference[default-MLP]") for d in ("2d", "3d")]
     tests += [Result("test_mlp.py::test_layer_names[MLP]", "mlp", 1, 1, "passed")]
-    tests += [failed(f"test_triton_swiglu.py::test_forward_float32[{d}d]", "swiglu", STUB) for d in range(5)]
+    tests += [failed(f"test_triton_swiglu.py::test_forward_float32[{d}d]", "swiglu", STUB, kind="not_implemented",
+                     cause="not implemented: _swiglu_forward_kernel") for d in range(5)]
     return grade_with(tests)
 
 
@@ -72,8 +77,9 @@ def test_a_hang_is_the_cause_not_the_tests_it_left_without_time():
     hang = "MLP.forward did not finish within 60 s and was stopped: an endless loop, or far too much work?"
     starved = ("your mlp_block.py was not run: the grader's time budget for task mlp (300 s) was used up by"
                " earlier calls that hung or were slow")
-    tests = [failed("test_mlp.py::test_layer_names[MLP]", "mlp", hang)]
-    tests += [failed(f"test_mlp.py::test_output_shape[{d}-MLP]", "mlp", starved) for d in ("2d", "3d", "4d")]
+    tests = [failed("test_mlp.py::test_layer_names[MLP]", "mlp", hang, cause="Timeout in MLP.forward")]
+    tests += [failed(f"test_mlp.py::test_output_shape[{d}-MLP]", "mlp", starved, kind="out_of_time",
+                     cause="out of time") for d in ("2d", "3d", "4d")]
     grade = grade_with(tests)
     assert grade.first_failure("mlp").message == hang
     line = next(line for line in feedback("alice", grade).splitlines() if line.startswith("- Fix first:"))

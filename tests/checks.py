@@ -269,6 +269,7 @@ def expect_rounded(
     roundings: float = 0.5,
     rtol: float = 0.0,
     atol: float = 0.0,
+    cause: str = "unexplained",
 ) -> None:
     """``got`` within ``roundings`` units in the last place of its own dtype of the float64 ``exact``,
     plus ``rtol * |exact| + atol`` for the arithmetic before that rounding. NaN never passes.
@@ -291,4 +292,4 @@ def expect_rounded(
     allowed = " + ".join(parts) or "nothing"
     fail(f"{what} differs by {error.reshape(-1)[worst].item():.3g} ({in_ulps:.3g} ulp) at index {index}:"
          f" got {got.reshape(-1)[worst].item():.8g}, expected {exact.reshape(-1)[worst].item():.8g};"
-         f" {int(bad.sum())} of {exact.numel()} elements are off by more than {allowed}. {hint}".rstrip())
+         f" {int(bad.sum())} of {exact.numel()} elements are off by more than {allowed}. {hint}".rstrip(), cause=cause)

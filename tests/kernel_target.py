@@ -14,6 +14,7 @@ which is the student's own check, not a grade.
 
 from __future__ import annotations
 
+import functools
 import threading
 import zlib
 from pathlib import Path
@@ -24,6 +25,7 @@ import torch
 
 from grader.backend import Backend
 from grader.kernel_source import KernelExercise, assemble_file
+from tests.checks import Verdict
 from tests.seam import SANDBOX_PREFIX, Target, exercise_file, make_backend, target_name
 
 
@@ -106,3 +108,23 @@ def verdict_data(what: str) -> torch.Generator:
     the submission's content), never fixed, so no table of answers for known inputs can be written into
     a kernel. A right kernel passes on any data, so the verdict does not move with the seed."""
     return torch.Generator().manual_seed((_SESSION["seed"] * 1_000_003 + zlib.crc32(what.encode())) % 2**63)
+
+
+def rests_on(premise: Callable[[dict], None]) -> Callable:
+    """For a test whose evidence comes from the student's own process (the wiring, autograd, the block):
+    ``premise(arguments)`` fails, as waiting on another test, where the kernels do not compute yet. It
+    is checked after the test passes, and also when the test fails on its own: a failure whose premise
+    fails elsewhere says which test to fix first, never a second guess at its cause (one cause, one
+    diagnosis). A stub, a missing file or a task out of time is still told as such."""
+    def wrap(test: Callable) -> Callable:
+        @functools.wraps(test)
+        def run(**arguments) -> None:
+            try:
+                test(**arguments)
+            except Verdict as failure:
+                if failure.fields["kind"] == "failed":
+                    premise(arguments)
+                raise
+            premise(arguments)
+        return run
+    return wrap

@@ -36,7 +36,7 @@ from grader.kernel_source import GATED  # noqa: E402
 from grader.paths import reference_file  # noqa: E402
 from grader.probes import stand_in_gated  # noqa: E402
 from tests.checks import describe_mismatch, fail  # noqa: E402
-from tests.kernel_target import start_side_by_side, student_kernels, verdict_data  # noqa: E402
+from tests.kernel_target import rests_on, start_side_by_side, student_kernels, verdict_data  # noqa: E402
 from tests.seam import Target, error_fields, format_error  # noqa: E402
 
 pytestmark = pytest.mark.gated
@@ -332,6 +332,7 @@ def test_input_unmodified(kernels, gen):
 # ------------------------------------------------------------------------------- the launch code
 
 @pytest.mark.points(1)
+@rests_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection on a 3-d x"))
 def test_forward_3d_input(target, kernels, gen):
     case = inputs(gen, tokens=2 * 3 * 5)
     case["x"] = case["x"].reshape(2, 15, HIDDEN)
@@ -347,6 +348,7 @@ def test_forward_3d_input(target, kernels, gen):
 
 
 @pytest.mark.points(2)
+@rests_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection_combined runs"))
 def test_combined_weight(target, kernels, gen):
     case = inputs(gen)
     got = project(target, case, "silu", combined=True)["out"]
@@ -364,6 +366,7 @@ def test_combined_weight(target, kernels, gen):
 
 
 @pytest.mark.points(1)
+@rests_on(lambda a: expect_kernel_computes(a["kernels"], "gated_projection runs"))
 def test_kernel_does_the_work(target, kernels, gen):
     project(target, inputs(gen), "gelu")  # the student's own error first (a stub: not implemented yet)
     expect_kernel_computes(kernels, "gated_projection runs")
@@ -377,6 +380,7 @@ def test_kernel_does_the_work(target, kernels, gen):
 
 
 @pytest.mark.points(1)
+@rests_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection runs"))
 def test_no_tokens(target, kernels, gen):
     case = inputs(gen, tokens=0)
     got = project(target, case, "silu")["out"]
@@ -442,6 +446,7 @@ def own_projection(target, weights: dict, x: torch.Tensor, activation: str) -> t
 
 @pytest.mark.points(2)
 @pytest.mark.parametrize("activation", ["silu", "gelu"])
+@rests_on(lambda a: expect_launch_works(a["target"], a["kernels"], f"FusedGatedMLP(activation={a['activation']!r}) runs"))
 def test_block_matches_glu(target, kernels, gen, activation):
     evidence, weights, x, grad_out = module_run(target, gen, activation)
     expect_launch_works(target, kernels, f"FusedGatedMLP(activation={activation!r}) runs")
@@ -474,6 +479,7 @@ def test_block_matches_glu(target, kernels, gen, activation):
 
 
 @pytest.mark.points(2)
+@rests_on(lambda a: expect_launch_works(a["target"], a["kernels"], "FusedGatedMLP's backward runs"))
 def test_block_gradients(target, kernels, gen):
     evidence, weights, x, grad_out = module_run(target, gen, "gelu")
     expect_launch_works(target, kernels, "FusedGatedMLP's backward runs")
@@ -500,6 +506,7 @@ def test_block_gradients(target, kernels, gen):
 
 
 @pytest.mark.points(1)
+@rests_on(lambda a: expect_launch_works(a["target"], a["kernels"], "FusedGatedMLP runs in training"))
 def test_block_dropout(target, kernels, gen):
     evidence, *_ = module_run(target, gen, "silu", dropout=0.5, train=True)
     expect_launch_works(target, kernels, "FusedGatedMLP runs in training")
