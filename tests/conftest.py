@@ -19,7 +19,7 @@ import torch
 from grader.plugin import STARTED_CHILDREN
 from tests.checks import verdict_fields
 from grader.tasks import TASK_NAMES as TASKS
-from grader.tasks import TASKS as TASK_REGISTRY
+from grader.tasks import register_markers
 from tests.seam import (RECORD_PREFIX, REFERENCE_MODES, Reference, Target, check_reference_available, make_backend,
                         make_reference, target_name)
 
@@ -36,9 +36,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    for task in TASK_REGISTRY:  # one marker per task, from the task registry: `pytest -m glu` runs one task
-        config.addinivalue_line("markers", f"{task.name}: task {task.title} (exercises/{task.exercise}.py,"
-                                           f" graded by tests/{task.suite})")
+    register_markers(config)
     mode = config.getoption("reference")
     if mode not in REFERENCE_MODES and not mode.startswith(RECORD_PREFIX):
         raise pytest.UsageError(f"--reference {mode}: expected one of {', '.join(REFERENCE_MODES)} or {RECORD_PREFIX}FILE")
