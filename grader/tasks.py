@@ -45,7 +45,7 @@ def parse_tasks(value: str | None, option: str = "--tasks") -> list[str] | None:
 
 def register_markers(config) -> None:
     """Register one pytest marker per task (``pytest -m glu`` runs one task), from this registry: called
-    by tests/conftest.py, and by selfcheck/conftest.py, whose checks import the suites."""
+    by the suites' conftest, and by the maintainers' self-checks, which import the suites."""
     for task in TASKS:
         config.addinivalue_line("markers", f"{task.name}: task {task.title} (exercises/{task.exercise}.py,"
                                            f" graded by tests/{task.suite})")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.results import KINDS
 from selfcheck.harness import REPO, VARIANTS, materialize, parallel, reference_sources, cli
 
 EXIT_GRADER_ERROR = 3
@@ -63,7 +64,8 @@ def test_json_schema(graded):
     assert data["score"] == sum(t["points"] for t in data["tests"])
     assert data["max_score"] == sum(t["max"] for t in data["tests"])
     for test in data["tests"]:
-        assert set(test) == {"name", "task", "points", "max", "status", "message"}
+        assert set(test) == {"name", "task", "points", "max", "status", "message", "kind", "cause", "todo", "waits_on"}
+        assert test["kind"] in KINDS and (test["kind"] == "passed") == (test["status"] == "passed"), test
         assert test["status"] in ("passed", "failed", "skipped")
         assert test["points"] == (test["max"] if test["status"] == "passed" else 0)
     tasks = {t["task"]: t for t in data["tasks"]}
