@@ -42,13 +42,16 @@ def text(grade: Grade) -> str:
         lines.append(f"  {row[0]:<{widths[0]}}   {row[1]:>{widths[1]}}   {row[2]:>{widths[2]}}")
         if i == 0:
             lines.append("  " + "-" * (sum(widths) + 6))
-    failures = [(task, grade.first_failure(task)) for task in grade.tasks()]
+    optional = [task for task in grade.tasks() if grade.optional_not_handed_in(task)]
+    failures = [(task, grade.first_failure(task)) for task in grade.tasks() if task not in optional]
     failures = [(task, t) for task, t in failures if t is not None]
     if failures:
         lines += ["", "First failure per task (fix this one first):"]
         for task, t in failures:
             lines.append(f"  {task_title(task)}: {t.name}")
             lines.append(f"      {t.message}")
+    if optional:
+        lines += ["", f"Not handed in (optional, bonus): {', '.join(task_title(t) for t in optional)}"]
     if grade.not_graded:
         lines += ["", "Not graded on this machine (not counted in the total):"]
         lines += [f"  {why}" for why in grade.not_graded]

@@ -72,10 +72,15 @@ class Grade:
         failing = [t for t in self.task_tests(task) if t.status != "passed"]
         return sorted(failing, key=lambda t: (waits_for_another(t), after_a_hang(t)))
 
+    def optional_not_handed_in(self, task: str) -> bool:
+        """A bonus task whose file was not handed in: optional, so nothing to fix."""
+        tests = self.task_tests(task)
+        return task in self.bonus and bool(tests) and all(t.kind == "not_handed_in" for t in tests)
+
     def first_failure(self, task: str | None = None) -> TestResult | None:
         """The first failure to fix in ``task``; without one, in the first task that has one (MLP
         before GLU before ...: the order students work in, not the suites' file order)."""
-        tasks = self.tasks() if task is None else [task]
+        tasks = [t for t in self.tasks() if not self.optional_not_handed_in(t)] if task is None else [task]
         return next((t for name in tasks for t in self.failures(name)), None)
 
 

@@ -1,6 +1,7 @@
 """One student's feedback from a batch: what an instructor can send as it is.
 
-Per task: the points, then the failures grouped by cause (one line per cause, however many tests it
+The score counts a bonus task's points apart, and a bonus task not handed in is one line, with
+nothing to fix. Per task: the points, then the failures grouped by cause (one line per cause, however many tests it
 fails, with their points and names), causes before the tests that only wait for them, and a task not
 started (every test still meets a stub) in one line: all from the fields the tests set
 (``grader/results.py``), never from their messages' words.
@@ -74,22 +75,31 @@ def feedback(name: str, grade: Grade, fmt: str = "md") -> str:
     """One student's feedback file."""
     w = Writer(fmt)
     tasks = grade.tasks()
-    per_task = ", ".join(f"{task_title(t)} {sum(x.points for x in grade.task_tests(t))}/"
+
+    def title(task: str) -> str:
+        return f"{task_title(task)} (bonus)" if task in grade.bonus else task_title(task)
+
+    per_task = ", ".join(f"{title(t)} {sum(x.points for x in grade.task_tests(t))}/"
                          f"{sum(x.max_points for x in grade.task_tests(t))}" for t in tasks)
+    bonus = sum(t.points for t in grade.tests if t.task in grade.bonus)
+    extra = f", plus {bonus} bonus point{'s' * (bonus != 1)}" if grade.bonus else ""
     lines = w.heading(f"Feedback for {printable(name)}", 1)
-    lines += [f"Score: {grade.score} of {grade.max_score} ({per_task}).", ""]
+    lines += [f"Score: {grade.score - bonus} of {grade.max_score}{extra} ({per_task}).", ""]
     for task in tasks:
         tests = grade.task_tests(task)
         got, worth = sum(t.points for t in tests), sum(t.max_points for t in tests)
         failing = grade.failures(task)
         if not failing:
-            lines += w.heading(f"{task_title(task)}: {got} of {worth}", 2) + ["Every test passed.", ""]
+            lines += w.heading(f"{title(task)}: {got} of {worth}", 2) + ["Every test passed.", ""]
             continue
-        if all(t.kind == "not_implemented" for t in failing) and len(failing) == len(tests):
-            lines += w.heading(f"{task_title(task)}: not started (0 of {worth})", 2)
+        if grade.optional_not_handed_in(task):
+            lines += w.heading(f"{title(task)}: not handed in (optional)", 2)
+            continue
+        if len(failing) == len(tests) and all(t.kind == "not_implemented" for t in failing):
+            lines += w.heading(f"{title(task)}: not started (0 of {worth})", 2)
             lines += [f"All {len(tests)} tests say, for example: {w.quoted(failing[0].message)}", ""]
             continue
-        lines += w.heading(f"{task_title(task)}: {got} of {worth}", 2)
+        lines += w.heading(f"{title(task)}: {got} of {worth}", 2)
         found, waiting = causes(failing)
         bullet = "- " if w.md else "* "
         for number, cause in enumerate(found, 1):

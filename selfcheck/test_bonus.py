@@ -62,3 +62,14 @@ def test_classroom50_refuses_a_bonus_and_says_how(tmp_path):
                            "mlp,swiglu", "--bonus", "swiglu"], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 3 and "--classroom50 DIR --tasks swiglu" in proc.stderr, proc.stderr
     assert not (tmp_path / "c").exists()
+
+
+def test_a_bonus_task_not_handed_in_is_no_failure_to_fix():
+    missing = [Result(f"test_triton_swiglu.py::test_forward_float32[{d}d]", "swiglu", 0, 1, "failed",
+                      "could not import triton_swiglu.py: FileNotFoundError", kind="not_handed_in",
+                      cause="not handed in: triton_swiglu.py") for d in range(2)]
+    grade = Grade(submission="alice", seed=1, bonus=["swiglu"],
+                  tests=[Result("test_mlp.py::test_gradients[MLP]", "mlp", 2, 2, "passed"), *missing])
+    shown = report.text(grade)
+    assert grade.first_failure() is None and "First failure" not in shown, shown
+    assert "Not handed in (optional, bonus): SwiGLU" in shown, shown

@@ -85,3 +85,16 @@ def test_a_hang_is_the_cause_not_the_tests_it_left_without_time():
     line = next(line for line in feedback("alice", grade).splitlines() if line.startswith("- Fix first:"))
     assert "did not finish within 60 s" in line, line
     assert "run_block" not in feedback("alice", grade)
+
+
+def test_a_bonus_task_not_handed_in_is_one_line_and_its_points_are_told_apart():
+    missing = "could not import triton_swiglu.py: FileNotFoundError: no file triton_swiglu.py in the submission"
+    tests = [Result("test_mlp.py::test_gradients[MLP]", "mlp", 2, 2, "passed")]
+    tests += [failed(f"test_triton_swiglu.py::test_forward_float32[{d}d]", "swiglu", missing, kind="not_handed_in",
+                     cause="not handed in: triton_swiglu.py") for d in range(3)]
+    tests += [Result("test_triton_gated_mlp.py::test_forward_float64", "gated", 1, 1, "passed")]
+    grade = Grade(submission="alice", seed=7, tests=tests, sandboxed=True, bonus=["swiglu", "gated"])
+    text = feedback("alice", grade)
+    assert "Score: 2 of 2, plus 1 bonus point (MLP 2/2, SwiGLU (bonus) 0/3, Fused gated MLP (bonus) 1/1)." in text, text
+    assert "## SwiGLU (bonus): not handed in (optional)" in text and "Fix first" not in text, text
+    assert "FileNotFoundError" not in text, text

@@ -219,9 +219,11 @@ class ChildBackend(ChildStarter, Backend):
         child.stage = stage
         try:
             child.send(kind, payload)
-            return child.receive(b"R", started + limit,
-                                 f"did not finish within {limit:.0f} s and was stopped: an endless"
-                                 " loop, or far too much work?")
+            # Say which limit stopped it: the call's own, or what was left of the task's budget.
+            stopped = (f"did not finish within {limit:.0f} s and was stopped" if limit >= (timeout or self.limits.call_timeout)
+                       else f"was stopped after {limit:.0f} s, when the task's time budget"
+                            f" ({self.submission.limits.budget:.0f} s in all) ran out")
+            return child.receive(b"R", started + limit, f"{stopped}: an endless loop, or far too much work?")
         finally:
             self._charge(time.monotonic() - started)
 
