@@ -7,8 +7,8 @@ language only and to keep the parameters the stub gives, and written into a copy
 launch code in place of its own ``@triton.jit`` functions. The suite runs that copy in a process of its
 own, so the tensors the kernel tests judge were computed by the student's kernels, launched by trusted
 code on tensors the test picked; no Python of the student's runs there, because under the
-interpreter a kernel body is plain Python and anything outside the whitelist below is refused before
-it runs.
+interpreter a kernel body is plain Python and anything outside Triton's language
+(``grader/kernel_language.py``) is refused before it runs.
 
 The copy is written from the checked syntax trees, never from the student's text: each statement is
 unparsed onto the line it started on in the student's file (a statement written over several lines
@@ -29,8 +29,8 @@ import builtins
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.kernel_language import KernelSourceError, allowed_attributes, check_body, source_excerpt
 from grader.kernel_writing import check_assembled, written
-
 
 
 @dataclass(frozen=True)
@@ -56,15 +56,6 @@ KERNEL_EXERCISES = {spec.exercise: spec for spec in (SWIGLU, GATED)}
 KERNELS, LAUNCHERS, NOT_COPIED = SWIGLU.kernels, SWIGLU.launchers, SWIGLU.not_copied  # the release's stub launch code
 HEADER = "from __future__ import annotations; import triton; import triton.language as tl"
 
-# What a kernel body may be made of: Triton's language is a subset of Python's expressions and
-# statements. No imports, no definitions, no comprehensions or lambdas, no try/with/raise.
-_NODES = (
-    ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.If, ast.For, ast.While, ast.Return, ast.Pass,
-    ast.Break, ast.Continue, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call, ast.Attribute,
-    ast.Name, ast.Constant, ast.Subscript, ast.Slice, ast.Tuple, ast.List, ast.IfExp, ast.keyword,
-    ast.operator, ast.cmpop, ast.unaryop, ast.boolop, ast.expr_context, ast.arguments, ast.arg, ast.Assert,
-)
-_BUILTINS = {"range", "min", "max", "abs", "float", "int", "bool", "len", "True", "False", "None"}
 _JIT = ("triton.jit", "jit")
 # What @triton.jit(...) may be given: options that change how the kernel compiles, as literals.
 _JIT_OPTIONS = {"do_not_specialize", "do_not_specialize_on_alignment", "noinline", "debug"}
@@ -74,36 +65,11 @@ _JIT_OPTIONS = {"do_not_specialize", "do_not_specialize_on_alignment", "noinline
 _RESERVED = set(dir(builtins)) | {"jit", "triton", "tl", "torch"}
 
 
-class KernelSourceError(Exception):
-    """Why a kernel cannot be graded; ``not_implemented`` when it is still the stub."""
-
-    def __init__(self, message: str, not_implemented: bool = False) -> None:
-        super().__init__(message)
-        self.not_implemented = not_implemented
-
-
 @dataclass
 class Assembled:
     source: str  # the launch code with the kernels that could be taken; "" when none could
     problems: dict[str, KernelSourceError] = field(default_factory=dict)  # kernel name -> why not
     student_lines: int = 0  # lines 1..student_lines are the student's kernels, on their own line numbers
-
-
-def _allowed_attributes() -> set[str]:
-    """Public names of Triton's language, its tensors and dtypes, and a tensor's ``type``; never ``handle``
-    (the interpreter's numpy array behind a tensor, through which Python could compute instead of
-    Triton), nor the modules ``tl`` holds besides ``tl.math`` (``tl.core``, ``tl.semantic``, ...: ways to
-    the interpreter's Python)."""
-    import types
-
-    import triton.language as tl
-
-    names = {"type", "shape", "dtype", "numel"}  # set on each tl.tensor, so not in dir(tl.tensor)
-    for thing in (tl, tl.math, tl.tensor, tl.dtype, tl.float32, tl.pointer_type(tl.float32),
-                  tl.block_type(tl.float32, [1]), tl.constexpr):
-        names.update(n for n in dir(thing) if not n.startswith("_"))
-    modules = {n for n in dir(tl) if isinstance(getattr(tl, n, None), types.ModuleType)} - {"math"}
-    return names - {"handle"} - modules
 
 
 def _is_jit_decorator(decorator: ast.expr) -> bool:
@@ -133,48 +99,13 @@ def _check_decorators(node: ast.FunctionDef) -> None:
                                 " plain @triton.jit")
     for call in (d for d in node.decorator_list if isinstance(d, ast.Call)):
         if call.args or any(k.arg not in _JIT_OPTIONS or not _literal_value(k.value) for k in call.keywords):
-            raise KernelSourceError(f"{node.name} is decorated with @{_shown(call)}: @triton.jit takes here only"
+            raise KernelSourceError(f"{node.name} is decorated with @{source_excerpt(call)}: @triton.jit takes here only"
                                     f" the options {', '.join(sorted(_JIT_OPTIONS))}, each a literal value")
 
 
 def _is_empty(node: ast.FunctionDef) -> bool:
     return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
                for s in node.body)
-
-
-def _local_names(node: ast.FunctionDef) -> set[str]:
-    names = {a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-            names.add(sub.id)
-    return names
-
-
-def _check_body(node: ast.FunctionDef, helpers: set[str], attributes: set[str], display: str) -> set[str]:
-    """Refuse anything but Triton language; returns the helpers the function calls."""
-    known = _local_names(node) | {"tl", "triton"} | _BUILTINS | helpers
-    used = set()
-    for statement in node.body:
-        for sub in ast.walk(statement):
-            where = f"{node.name} ({display}:{getattr(sub, 'lineno', node.lineno)})"
-            if not isinstance(sub, _NODES):
-                raise KernelSourceError(
-                    f"{where} uses {type(sub).__name__}, which is not Triton language: a kernel body may hold"
-                    " assignments, if/for/while, and calls of tl.* functions and of other @triton.jit"
-                    " functions of the file")
-            if isinstance(sub, ast.Name) and sub.id not in known:
-                what = f"Python's {sub.id}" if hasattr(builtins, sub.id) else f"the name {sub.id}, defined outside it"
-                raise KernelSourceError(
-                    f"{where} uses {what}: a kernel may use only tl.*, its own parameters and local names,"
-                    " and other @triton.jit functions of the file (write a constant as a literal)")
-            if isinstance(sub, ast.Name) and sub.id in helpers:
-                used.add(sub.id)
-            if isinstance(sub, ast.Attribute) and sub.attr not in attributes:
-                raise KernelSourceError(f"{where} uses .{sub.attr}, which is not part of Triton's language")
-            if isinstance(sub, (ast.Attribute, ast.Subscript)) and isinstance(sub.ctx, ast.Store):
-                raise KernelSourceError(f"{where} assigns to `{_shown(sub)}`: Triton tensors cannot be changed in"
-                                        " place; assign a new value to a name, and write memory with tl.store")
-    return used
 
 
 CONSTEXPR = "tl.constexpr"
@@ -187,14 +118,8 @@ def _parameters(node: ast.FunctionDef) -> list[str]:
         if a.annotation is None:
             return a.arg
         annotation = ast.unparse(a.annotation)
-        return f"{a.arg}: {CONSTEXPR if annotation in CONSTEXPR_SPELLINGS else _shown(a.annotation)}"
+        return f"{a.arg}: {CONSTEXPR if annotation in CONSTEXPR_SPELLINGS else source_excerpt(a.annotation)}"
     return [shown(a) for a in node.args.posonlyargs + node.args.args]
-
-
-def _shown(node: ast.AST, limit: int = 60) -> str:
-    """Source text for a message, cut short: what the student wrote, not all of it."""
-    text = " ".join(ast.unparse(node).split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _literal(node: ast.expr) -> bool:
@@ -225,20 +150,20 @@ def _definition_problem(node: ast.FunctionDef, stub: ast.FunctionDef | None, dis
             "a @triton.jit helper takes plain parameters, each optionally `: tl.constexpr`")
     for arg in args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]:
         if arg.annotation is not None and ast.unparse(arg.annotation) not in CONSTEXPR_SPELLINGS:
-            return KernelSourceError(f"{where}: parameter {arg.arg} is annotated `{_shown(arg.annotation)}`;"
+            return KernelSourceError(f"{where}: parameter {arg.arg} is annotated `{source_excerpt(arg.annotation)}`;"
                                      f" the only annotation a kernel parameter may have is `{CONSTEXPR}` ({rule})")
     if node.returns is not None:
-        return KernelSourceError(f"{where} has a return annotation `-> {_shown(node.returns)}`: remove it ({rule})")
+        return KernelSourceError(f"{where} has a return annotation `-> {source_excerpt(node.returns)}`: remove it ({rule})")
     stub_defaults = {} if stub is None else {name: ast.unparse(d) for name, d in _defaults(stub).items()}
     for name, default in _defaults(node).items():
         if stub_defaults.get(name) == ast.unparse(default):
             continue
         if stub is not None:
-            return KernelSourceError(f"{where}: parameter {name} has a default value (`= {_shown(default)}`),"
+            return KernelSourceError(f"{where}: parameter {name} has a default value (`= {source_excerpt(default)}`),"
                                      f" which the stub's does not; the launch code passes every argument ({rule})")
         if not _literal(default):
             return KernelSourceError(f"{where}: parameter {name} has a default that is not a literal"
-                                     f" (`= {_shown(default)}`): write a number such as 0 or 1.0, or no default")
+                                     f" (`= {source_excerpt(default)}`): write a number such as 0 or 1.0, or no default")
     return None
 
 
@@ -268,13 +193,15 @@ def assemble(student: str, reference: str, display: str, spec: KernelExercise = 
     except SyntaxError as exc:
         problem = KernelSourceError(f"could not import {display}: SyntaxError: {exc.msg} (line {exc.lineno})")
         return Assembled("", dict.fromkeys(spec.kernels, problem))
+    except (RecursionError, MemoryError):
+        return Assembled("", {name: _too_deep(name, todo, display) for name, todo in spec.kernels.items()})
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     jitted = {name for name, n in functions.items() if _is_jit(n)}
     ref_tree = ast.parse(reference)
     ref_functions = {n.name: n for n in ref_tree.body if isinstance(n, ast.FunctionDef)}
     launch_tree = ast.Module(body=[n for n in ref_tree.body if not _replaced(n, spec)], type_ignores=[])
     ref_names = module_names(launch_tree)
-    attributes = _allowed_attributes()
+    attributes = allowed_attributes()
     helpers = jitted - set(spec.kernels)
     problems: dict[str, KernelSourceError] = {}
     taken: set[str] = set()
@@ -308,9 +235,13 @@ def assemble(student: str, reference: str, display: str, spec: KernelExercise = 
                     problem = _definition_problem(functions[current], None, display)
                     if problem is not None:
                         raise problem
-                queue += sorted(_check_body(functions[current], helpers, attributes, display))
+                queue += sorted(check_body(functions[current], helpers, attributes, display))
+                ast.dump(ast.parse(ast.unparse(functions[current])))  # what writing it will do: as deep as allowed?
         except KernelSourceError as problem:
             problems[name] = problem
+            continue
+        except RecursionError:
+            problems[name] = _too_deep(name, todo, display)
             continue
         taken |= wanted
     if len(problems) == len(spec.kernels):
@@ -321,6 +252,11 @@ def assemble(student: str, reference: str, display: str, spec: KernelExercise = 
     source = "\n".join(kernels) + "\n\n" + launch
     check_assembled(source, HEADER, kept, launch)
     return Assembled(source, problems, len(kernels))
+
+
+def _too_deep(name: str, todo: str, display: str) -> KernelSourceError:
+    return KernelSourceError(f"{name} ({todo} in {display}) holds an expression nested too deeply to be checked"
+                             " (thousands of terms in one line?): split it into several assignments")
 
 
 def _replaced(node: ast.stmt, spec: KernelExercise) -> bool:

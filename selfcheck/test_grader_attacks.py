@@ -272,12 +272,7 @@ def test_hostile_evidence_is_refused_and_costs_the_grader_little(request, attack
 def test_swiglu_attack_scores_no_more_than_its_control(swiglu_batch, attack):
     """Forged launch evidence, or Python in a kernel's default argument, earns nothing over the same
     file without the attack."""
-    control, row = swiglu_batch["by_name"][SWIGLU_CONTROLS[attack]], swiglu_batch["by_name"][attack]
-    assert is_sandboxed(row), f"{attack}: graded without the sandbox ({row['isolation']})"
-    assert row["status"] == control["status"] == "graded", (row, control)
-    assert 0 < int(control["score"]) < int(control["max_score"]), control
-    assert int(row["score"]) <= int(control["score"]), (
-        f"{attack} scored {row['score']}, its control {control['score']}: {row['first_failure']}")
+    row = expect_no_more_than_control(swiglu_batch, attack, SWIGLU_CONTROLS[attack])
     if attack == "kernel_default_runs_code":
         assert "has a default value" in row["first_failure"], row["first_failure"]
     if attack == "helper_named_like_a_builtin":
@@ -290,12 +285,19 @@ def test_gated_attack_scores_no_more_than_its_control(gated_batch, attack):
     """The gated projection computed by PyTorch, with one launch of a kernel that computes nothing, with no
     launch, or following the stand-in by reading its coefficients, earns nothing over the honest wiring of
     a kernel that computes nothing."""
-    control, row = gated_batch["by_name"][GATED_CONTROLS[attack]], gated_batch["by_name"][attack]
+    expect_no_more_than_control(gated_batch, attack, GATED_CONTROLS[attack])
+
+
+def expect_no_more_than_control(batch: dict, attack: str, control_name: str) -> dict:
+    """The attack's row: graded in the sandbox, scoring no more than its control, which scores something
+    but not everything (else the comparison would say nothing). Returns the attack's row."""
+    control, row = batch["by_name"][control_name], batch["by_name"][attack]
     assert is_sandboxed(row), f"{attack}: graded without the sandbox ({row['isolation']})"
     assert row["status"] == control["status"] == "graded", (row, control)
     assert 0 < int(control["score"]) < int(control["max_score"]), control
     assert int(row["score"]) <= int(control["score"]), (
         f"{attack} scored {row['score']}, its control {control['score']}: {row['first_failure']}")
+    return row
 
 
 def test_a_cpu_hog_does_not_slow_its_neighbour(beside_hog):

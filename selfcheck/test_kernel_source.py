@@ -237,3 +237,12 @@ def test_right_kernels_written_other_ways_are_taken(student):
         "subscript-store", "triton-core"])
 def test_what_would_let_the_student_reach_python_is_refused(student, said):
     assert said in forward_problem(student)
+
+
+def test_an_expression_too_deep_to_check_is_refused_for_its_kernel_only():
+    """Thousands of terms in one line nest the tree deeper than Python's recursion: refused with a message,
+    never a crash of the suite, and the other kernel is still taken."""
+    deep = "    out = " + " + ".join(["gate"] * 1500) + "\n"
+    problems = assemble(with_forward_line(deep), REFERENCE, "triton_swiglu.py").problems
+    assert list(problems) == ["_swiglu_forward_kernel"], problems
+    assert "nested too deeply" in str(problems["_swiglu_forward_kernel"]) and "TODO 1" in str(problems["_swiglu_forward_kernel"])

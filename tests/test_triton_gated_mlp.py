@@ -245,17 +245,19 @@ def expect_follows_stand_in(target, case: dict, activation: str, what: str, todo
     if got.shape == want.shape and case["x"].dtype == torch.float64 and torch.allclose(
             got, want, rtol=1e-5, atol=1e-5 * want.abs().max().item()):
         fail(f"{what}: the launch asks {KERNEL} for float32 sums on float64 x (right to float32 precision only):"
-             f" pass COMPUTE_DTYPE=COMPUTE_DTYPES.get(x.dtype, tl.float32) ({todo})")
+             f" pass COMPUTE_DTYPE=COMPUTE_DTYPES.get(x.dtype, tl.float32) ({todo})", cause="float32 sums for float64",
+             todo=todo.split(":")[0])
     stand_in = (f"with {KERNEL} replaced by a stand-in that writes {a:.3f} * (x Wg^T + bg) {b:+.3f} * (x Wv^T + bv)"
                 f" {c:+.3f} * (1 + the activation's place in ACTIVATIONS)")
     if got.shape == plain.shape and torch.equal(got.nan_to_num(), plain.nan_to_num()):
         fail(f"{what} does not get its result from {KERNEL}: {stand_in}, it returned the same as before. The"
-             f" projection must be computed by the kernel, launched once, not by PyTorch ({todo})")
+             f" projection must be computed by the kernel, launched once, not by PyTorch ({todo})",
+             cause="projection not from the kernel", todo=todo.split(":")[0])
     detail = describe_mismatch(got, want, rtol, rtol * want.abs().max().item()) if got.shape == want.shape else (
         f"shape {tuple(got.shape)}, expected {tuple(want.shape)}")
     fail(f"{what}: {stand_in}, it returned something else [{detail}]: launch {KERNEL} with x's rows and strides,"
          " both weights with their own strides, HAS_BIAS, the activation and COMPUTE_DTYPES.get(x.dtype,"
-         f" tl.float32), and return what it wrote ({todo})")
+         f" tl.float32), and return what it wrote ({todo})", cause="launch arguments", todo=todo.split(":")[0])
 
 
 # ------------------------------------------------------------------------------- the kernel
@@ -270,6 +272,7 @@ def test_forward_float32(kernels, gen, activation):
 
 
 @pytest.mark.points(1)
+@rests_on(lambda a: expect_kernel_computes(a["kernels"], "gated_projection in float64"), counts_once=False)
 def test_forward_float64(kernels, gen):
     case = inputs(gen, torch.float64)
     got = project(kernels, case, "gelu")["out"]
@@ -283,6 +286,7 @@ def test_forward_float64(kernels, gen):
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bfloat16", "float16"])
+@rests_on(lambda a: expect_kernel_computes(a["kernels"], "gated_projection in 16 bits"), counts_once=False)
 def test_forward_16bit(kernels, gen, dtype):
     case = inputs(gen, dtype, hidden=WIDE_HIDDEN)
     got = project(kernels, case, "silu")["out"]
@@ -304,6 +308,7 @@ def test_forward_16bit(kernels, gen, dtype):
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("layout", ["transposed", "strided"])
+@rests_on(lambda a: expect_kernel_computes(a["kernels"], "gated_projection on a strided x"), counts_once=False)
 def test_forward_noncontiguous_x(kernels, gen, layout):
     case = inputs(gen)
     got = project(kernels, case, "silu", layout=layout)["out"]
@@ -312,6 +317,7 @@ def test_forward_noncontiguous_x(kernels, gen, layout):
 
 
 @pytest.mark.points(1)
+@rests_on(lambda a: expect_kernel_computes(a["kernels"], "gated_projection without biases"), counts_once=False)
 def test_forward_without_bias(kernels, gen):
     case = inputs(gen, bias=False)
     evidence = project(kernels, case, "relu")
@@ -341,7 +347,6 @@ def test_forward_3d_input(target, kernels, gen):
     if tuple(got.shape) != (2, 15, INTERMEDIATE):
         fail(f"gated_projection on x of shape (2, 15, {HIDDEN}): shape {tuple(got.shape)}, expected"
              f" (2, 15, {INTERMEDIATE}): reshape the (M, N) result to x.shape[:-1] + (N,) (TODO 2)")
-    expect_launch_works(target, kernels, "gated_projection on a 3-d x has the right shape")
     expect_formula(got.reshape(-1, INTERMEDIATE), flat, "silu", "gated_projection on a 3-d x (TODO 2)",
                    FLOAT32_RTOL, FLOAT32_RTOL)
     expect_follows_stand_in(target, case, "silu", "gated_projection on a 3-d x", "TODO 2", gen)
@@ -352,7 +357,6 @@ def test_forward_3d_input(target, kernels, gen):
 def test_combined_weight(target, kernels, gen):
     case = inputs(gen)
     got = project(target, case, "silu", combined=True)["out"]
-    expect_launch_works(target, kernels, "gated_projection_combined runs")
     swapped = formula({**case, "gate_weight": case["value_weight"], "value_weight": case["gate_weight"],
                        "gate_bias": case["value_bias"], "value_bias": case["gate_bias"]}, "silu")
     if got.shape == swapped.shape and torch.allclose(got.double(), swapped, rtol=1e-4,
@@ -368,8 +372,6 @@ def test_combined_weight(target, kernels, gen):
 @pytest.mark.points(1)
 @rests_on(lambda a: expect_kernel_computes(a["kernels"], "gated_projection runs"))
 def test_kernel_does_the_work(target, kernels, gen):
-    project(target, inputs(gen), "gelu")  # the student's own error first (a stub: not implemented yet)
-    expect_kernel_computes(kernels, "gated_projection runs")
     evidence = check_launch(target, gen)
     check_launch_float64(target, gen)
     # What the process reports of its launches can only cost a point: the stand-in above decided the rest.
@@ -384,7 +386,6 @@ def test_kernel_does_the_work(target, kernels, gen):
 def test_no_tokens(target, kernels, gen):
     case = inputs(gen, tokens=0)
     got = project(target, case, "silu")["out"]
-    expect_launch_works(target, kernels, "gated_projection runs")
     if tuple(got.shape) != (0, INTERMEDIATE):
         fail(f"gated_projection on 0 tokens: shape {tuple(got.shape)}, expected (0, {INTERMEDIATE}); launch"
              " nothing when M or N is 0 (TODO 2)")
@@ -449,7 +450,6 @@ def own_projection(target, weights: dict, x: torch.Tensor, activation: str) -> t
 @rests_on(lambda a: expect_launch_works(a["target"], a["kernels"], f"FusedGatedMLP(activation={a['activation']!r}) runs"))
 def test_block_matches_glu(target, kernels, gen, activation):
     evidence, weights, x, grad_out = module_run(target, gen, activation)
-    expect_launch_works(target, kernels, f"FusedGatedMLP(activation={activation!r}) runs")
     hidden = own_projection(target, weights, x, activation)
     want = F.linear(hidden, weights["Wo.weight"], weights["Wo.bias"])
     got = evidence["out"]
@@ -482,7 +482,6 @@ def test_block_matches_glu(target, kernels, gen, activation):
 @rests_on(lambda a: expect_launch_works(a["target"], a["kernels"], "FusedGatedMLP's backward runs"))
 def test_block_gradients(target, kernels, gen):
     evidence, weights, x, grad_out = module_run(target, gen, "gelu")
-    expect_launch_works(target, kernels, "FusedGatedMLP's backward runs")
     leaves = {k: v.clone().requires_grad_(True) for k, v in weights.items()}
     xs = x.clone().requires_grad_(True)
     glu_formula(leaves, xs, "gelu").backward(grad_out)
@@ -494,7 +493,7 @@ def test_block_gradients(target, kernels, gen):
 
     def close(got, expected) -> bool:
         return got is not None and got.shape == expected.shape and torch.allclose(
-            got, expected, rtol=1e-8, atol=1e-8 * expected.abs().max().item())
+            got, expected, rtol=1e-8, atol=1e-8 * expected.abs().nan_to_num().max().item())
 
     wrong = [name for name in want if not close(evidence["grads"].get(name), want[name])]
     if not close(evidence["grad_x"], xs.grad):
@@ -509,7 +508,6 @@ def test_block_gradients(target, kernels, gen):
 @rests_on(lambda a: expect_launch_works(a["target"], a["kernels"], "FusedGatedMLP runs in training"))
 def test_block_dropout(target, kernels, gen):
     evidence, *_ = module_run(target, gen, "silu", dropout=0.5, train=True)
-    expect_launch_works(target, kernels, "FusedGatedMLP runs in training")
     zeros = (evidence["out"] == 0).double().mean().item()
     # 225 outputs, share 0.5: six standard deviations are 0.2 either side.
     if not 0.3 <= zeros <= 0.7:
