@@ -20,6 +20,7 @@ from functools import lru_cache
 
 import torch
 
+from grader.kernel_source import is_jit
 from grader.paths import EXERCISES, KERNEL_MAPS, KERNEL_MAPS_ENV, reference_file
 from grader.probes.triton_map import MAX_ELEMENTS, MAX_OUTSIDE  # what the probes keep: nothing larger is drawn
 from grader.tasks import TRITON_EXERCISES
@@ -37,7 +38,7 @@ def _kernels_in(source: str) -> dict[str, frozenset[str]]:
     take a pointer (a helper such as ``_activation(g, ACTIVATION)`` takes none)."""
     kernels = {}
     for node in ast.parse(source).body:
-        if isinstance(node, ast.FunctionDef) and any(ast.unparse(d) in ("triton.jit", "jit") for d in node.decorator_list):
+        if isinstance(node, ast.FunctionDef) and is_jit(node):
             arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
             pointers = frozenset(a.arg for a in arguments if a.arg.endswith("_ptr"))
             if pointers:

@@ -78,7 +78,8 @@ def _is_jit_decorator(decorator: ast.expr) -> bool:
     return ast.unparse(called) in _JIT
 
 
-def _is_jit(node: ast.FunctionDef) -> bool:
+def is_jit(node: ast.FunctionDef) -> bool:
+    """Decorated with ``@triton.jit``, plain or with options."""
     return any(_is_jit_decorator(d) for d in node.decorator_list)
 
 
@@ -196,7 +197,7 @@ def assemble(student: str, reference: str, display: str, spec: KernelExercise = 
     except (RecursionError, MemoryError):
         return Assembled("", {name: _too_deep(name, todo, display) for name, todo in spec.kernels.items()})
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-    jitted = {name for name, n in functions.items() if _is_jit(n)}
+    jitted = {name for name, n in functions.items() if is_jit(n)}
     ref_tree = ast.parse(reference)
     ref_functions = {n.name: n for n in ref_tree.body if isinstance(n, ast.FunctionDef)}
     launch_tree = ast.Module(body=[n for n in ref_tree.body if not _replaced(n, spec)], type_ignores=[])
@@ -263,7 +264,7 @@ def _replaced(node: ast.stmt, spec: KernelExercise) -> bool:
     """Whether the reference's ``node`` stays out of the launch code: its @triton.jit functions (the
     student's kernels and helpers take their place), its answers to the other TODOs, its docstring and
     its ``from __future__`` (the header has it)."""
-    if isinstance(node, ast.FunctionDef) and (_is_jit(node) or node.name in spec.kernels):
+    if isinstance(node, ast.FunctionDef) and (is_jit(node) or node.name in spec.kernels):
         return True
     if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in spec.not_copied:
         return True
