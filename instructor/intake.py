@@ -62,7 +62,9 @@ class Submission:
     path: Path       # the folder to grade: a checkout, or the folder holding the exercise files
     name: str = ""   # unique and safe: the CSV row, the feedback file's name
     student: str = ""
-    student_id: str = ""
+    student_id: str = ""  # the LMS's own id for the student, for its gradebook
+    lms: str = ""         # "canvas", "moodle" or "" (which export's naming the entry follows)
+    note: str = ""        # for the instructor's row: how the files were found (renamed, nested, re-upload chosen)
 
 
 @dataclass
