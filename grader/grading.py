@@ -178,17 +178,17 @@ def check_child_can_start(limits: Limits, sandbox_mode: str) -> None:
                                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
                                           timeout=limits.startup_timeout + 30)
                 except subprocess.TimeoutExpired:
-                    raise _child_cannot_start(f"a child process did not start within {limits.startup_timeout:.0f} s"
+                    raise child_cannot_start(f"a child process did not start within {limits.startup_timeout:.0f} s"
                                               ) from None
                 if proc.returncode != 0:
-                    raise _child_cannot_start(f"starting a child failed: {printable(proc.stderr.strip()[-300:])}")
-                _start_checks[key] = _start_check_answer(proc.stdout)
+                    raise child_cannot_start(f"starting a child failed: {printable(proc.stderr.strip()[-300:])}")
+                _start_checks[key] = start_check_answer(proc.stdout)
         why, required = _start_checks[key]
     if why:
-        raise _child_cannot_start(why, required)
+        raise child_cannot_start(why, required)
 
 
-def _start_check_answer(stdout: str) -> tuple[str, bool]:
+def start_check_answer(stdout: str) -> tuple[str, bool]:
     """The start check's JSON line (the last line: the sandbox's own start may print before it)."""
     try:
         answer = json.loads(stdout.strip().splitlines()[-1])
@@ -197,7 +197,7 @@ def _start_check_answer(stdout: str) -> tuple[str, bool]:
         return f"the start check answered no JSON: {printable(stdout.strip()[-300:])}", False
 
 
-def _child_cannot_start(why: str, sandbox_required: bool = False) -> GraderFailure:
+def child_cannot_start(why: str, sandbox_required: bool = False) -> GraderFailure:
     """The error for a child that could not be started: a required sandbox that cannot start stops
     all grading on this machine (``SandboxUnavailable``); anything else is this grade's error."""
     if sandbox_required:
@@ -245,7 +245,7 @@ def grade(submission: Path, *, display: str | None = None, seed: int | None = No
                                 " should have stopped it sooner): not graded")
         records = _read_records(results)
     grade_.seconds = time.monotonic() - started
-    _fill(grade_, records, returncode, text)
+    fill_results(grade_, records, returncode, text)
     return grade_
 
 
@@ -277,7 +277,7 @@ def _read_records(path: Path) -> list[dict]:
     return records
 
 
-def _fill(grade_: Grade, records: list[dict], returncode: int | None, output: str) -> None:
+def fill_results(grade_: Grade, records: list[dict], returncode: int | None, output: str) -> None:
     collected = [r for r in records if r["kind"] == "collected"]
     errors = [r for r in records if r["kind"] == "collect_error"]
     results: dict[str, dict] = {}
@@ -295,7 +295,7 @@ def _fill(grade_: Grade, records: list[dict], returncode: int | None, output: st
         raise GraderFailure(f"pytest collected no graded test (exit {returncode}):\n{tail}")
     broken = [r for r in results.values() if r.get("grader_error")]
     if broken:
-        raise _child_cannot_start(printable(broken[0]["message"]), broken[0]["sandbox_required"])
+        raise child_cannot_start(printable(broken[0]["message"]), broken[0]["sandbox_required"])
     ids = [r["nodeid"] for r in collected]
     missing = [i for i in ids if i not in results]
     if len(set(ids)) != len(ids) or missing or set(results) - set(ids) or len(sessions) != 1:

@@ -16,11 +16,11 @@ REFERENCE = REPO / "solution" / "hidden"  # the instructor's code: absent from t
 KNOWN_MISTAKES = REFERENCE / "known_mistakes.py"
 SNAPSHOT = TESTS / "snapshots" / "reference.pt"  # the reference's recorded answers, for the release
 SNAPSHOT_SEED = 0  # the only seed the recorded answers are for (tests/snapshot.py)
-# The Triton kernel tests launch the student's kernels with trusted launch code (grader/kernel_source.py):
+# The Triton kernel tests launch the student's kernels with trusted launch code (grader/kernels/source.py):
 # the reference's where it is present; in the release, the stub's as handed out, which the release
 # writes here (the student edits exercises/triton_swiglu.py, launch code included).
 TRITON_LAUNCH_CODE = SNAPSHOT.parent / "triton_swiglu_launch.py"
-# A failing Triton kernel test saves a picture of what the kernel touched here (grader/kernel_map.py),
+# A failing Triton kernel test saves a picture of what the kernel touched here (grader/kernels/maps.py),
 # unless this environment variable is "0": the grader's and the self-checks' runs, where nobody opens it.
 KERNEL_MAPS = REPO / "kernel_maps"
 KERNEL_MAPS_ENV = "KERNEL_MAP_PICTURES"

@@ -19,8 +19,10 @@ except ImportError:
     pass
 
 import grader.plugin  # noqa: F401
-import grader.probes  # noqa: F401
+import grader.probes
 import grader.sandbox
+
+grader.probes.load_all()  # every probe module, with what they import
 
 # The fork server dies with the batch that started it (and each session with the fork server):
 # a batch killed from outside leaves nothing running.

@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from grader.kernel_source import stub_launch_code
+from grader.kernels.source import stub_launch_code
 from grader.paths import REFERENCE, REPO, TRITON_LAUNCH_CODE
 
 # What the student repository holds, as globs relative to the repository root.

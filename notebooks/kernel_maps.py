@@ -63,7 +63,7 @@ REPO = find_repo_root(Path.cwd().resolve())
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from grader import kernel_map  # noqa: E402  the maps the suites draw
+from grader.kernels import maps as kernel_map  # noqa: E402  the maps the suites draw
 from grader.probes import call, load_module  # noqa: E402  the suites' way to run a kernel, watched
 from notebooks import exercise_code  # noqa: E402  which kernels: the reference, or yours
 

@@ -590,7 +590,7 @@ for name, (theirs, ours) in checks.items():
 #
 # The exercise's `MLP(hidden_dim, intermediate_dim, activation_fn)` computes `Wo(act(Wi(x)))`: the
 # middle of microgpt's block, without the norm and the residual, and with biases. Give it a
-# squared-ReLU activation module (`SquaredReLU` from `grader/activations.py`, which computes
+# squared-ReLU activation module (`SquaredReLU` from `grader/probes/activations.py`, which computes
 # `torch.relu(x) ** 2`), zero its biases, and load our weights: `fc1` into `Wi`, `fc2` into `Wo`, both
 # already in `nn.Linear`'s layout, one row per output. Fed `rmsnorm(x)`, it must reproduce the scalar
 # block's MLP output; with the norm and the residual around it, the whole block and its gradients.
@@ -601,7 +601,7 @@ for name, (theirs, ours) in checks.items():
 # passes, re-run it and your block meets microgpt's.
 
 # %%
-from grader.activations import SquaredReLU
+from grader.probes.activations import SquaredReLU
 from notebooks import exercise_code
 
 

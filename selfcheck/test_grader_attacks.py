@@ -441,7 +441,7 @@ def test_a_child_that_cannot_start_once_the_sandbox_has_is_that_submissions_erro
     """Once the start check has started a sandboxed child (GRADER_SANDBOX_STARTED), a child that then
     does not start, twice (a hog beside it, its own code), is an error of that grade, not "bubblewrap is
     required", which would stop the whole batch."""
-    from grader.grading import START_CHECK, SandboxUnavailable, _child_cannot_start, _start_check_answer
+    from grader.grading import START_CHECK, SandboxUnavailable, child_cannot_start, start_check_answer
     from grader.sandbox import SANDBOX_STARTED_ENV
 
     (tmp_path / "submission").mkdir()
@@ -452,16 +452,16 @@ def test_a_child_that_cannot_start_once_the_sandbox_has_is_that_submissions_erro
         proc = subprocess.run([sys.executable, "-c", START_CHECK, str(tmp_path / "submission")], cwd=REPO, env=env,
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr[-2000:]
-        said[proven] = _start_check_answer(proc.stdout)  # (why, whether the sandbox was required and is not here)
+        said[proven] = start_check_answer(proc.stdout)  # (why, whether the sandbox was required and is not here)
     assert said[False][1], said
     assert not said[True][1] and "did not start, twice" in said[True][0], said
     assert "uid map" in said[True][0], said  # the reason bubblewrap gave
-    assert not isinstance(_child_cannot_start(*said[True]), SandboxUnavailable)
-    assert isinstance(_child_cannot_start(*said[False]), SandboxUnavailable)
+    assert not isinstance(child_cannot_start(*said[True]), SandboxUnavailable)
+    assert isinstance(child_cannot_start(*said[False]), SandboxUnavailable)
 
 
 def test_incomplete_or_malformed_results_are_an_error():
-    from grader.grading import GraderFailure, _fill
+    from grader.grading import GraderFailure, fill_results
     from grader.results import Grade
 
     collected = [{"kind": "collected", "nodeid": f"tests/test_mlp.py::t{i}", "task": "mlp", "points": 1}
@@ -473,9 +473,9 @@ def test_incomplete_or_malformed_results_are_an_error():
                     [*collected, result, result, {**result, "nodeid": "tests/test_mlp.py::t1"}, session],
                     [*collected, result, {**result, "nodeid": "tests/test_mlp.py::t1"}]):  # no session
         with pytest.raises(GraderFailure):
-            _fill(Grade("s", 1), records, 1, "")
+            fill_results(Grade("s", 1), records, 1, "")
     good = Grade("s", 1)
-    _fill(good, [*collected, result, {**result, "nodeid": "tests/test_mlp.py::t1", "status": "failed"}, session], 1, "")
+    fill_results(good, [*collected, result, {**result, "nodeid": "tests/test_mlp.py::t1", "status": "failed"}, session], 1, "")
     assert (good.score, good.max_score, good.sandboxed) == (1, 2, True)
 
 

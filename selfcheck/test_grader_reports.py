@@ -151,7 +151,7 @@ def test_gradescope_bundle(tmp_path):
     assert proc.returncode == 0, proc.stderr
     with zipfile.ZipFile(bundle) as z:
         names = set(z.namelist())
-        assert {"setup.sh", "run_autograder", "grader/cli.py", "grader/child.py", "tests/conftest.py",
+        assert {"setup.sh", "run_autograder", "grader/cli.py", "grader/probes/child.py", "tests/conftest.py",
                 "tests/test_mlp.py", "solution/hidden/reference_mlp_block.py", "pyproject.toml"} <= names
         assert not any(n.startswith(("exercises/", "selfcheck/")) for n in names)
         assert z.getinfo("run_autograder").external_attr >> 16 & 0o111
@@ -217,9 +217,9 @@ def test_seam_runs_mlp_in_process_and_isolates_triton():
     assert "triton_swiglu" in ISOLATED_EXERCISES
     for target in ("exercises", "reference", str(VARIANTS / "mlp_block")):
         backend = make_backend(target)
-        assert isinstance(backend._backend("mlp_block"), LocalBackend)
-        assert isinstance(backend._backend("triton_swiglu"), ChildBackend)
-        assert not backend._backend("triton_swiglu").sandbox
+        assert isinstance(backend.backend_for("mlp_block"), LocalBackend)
+        assert isinstance(backend.backend_for("triton_swiglu"), ChildBackend)
+        assert not backend.backend_for("triton_swiglu").sandbox
     assert isinstance(make_backend("sandbox:" + str(REPO / "exercises")), SandboxBackend)
 
 
@@ -237,4 +237,4 @@ def test_a_crash_in_an_isolated_exercise_is_one_error(tmp_path):
         ctor = {"hidden_dim": 8, "intermediate_dim": 12}
         assert backend.call("mlp_block", "describe_block", cls_name="MLP", ctor=ctor)["param_count"] == 212
     finally:
-        backend._backend("triton_swiglu").close()
+        backend.backend_for("triton_swiglu").close()

@@ -1,4 +1,4 @@
-"""The maps of what a kernel touched (``grader/probes/triton_map.py`` records, ``grader/kernel_map.py``
+"""The maps of what a kernel touched (``grader/probes/triton_map.py`` records, ``grader/kernels/maps.py``
 draws): recorded right, drawn right within 80 columns, refused when malformed, and shown when a kernel
 test fails on where it read or wrote, pointing at the mistake of each variant whose mistake is an address."""
 
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from grader import kernel_map
-from grader.kernel_map import HEIGHT, WIDTH, text_map
+from grader.kernels import maps as kernel_map
+from grader.kernels.maps import HEIGHT, WIDTH, text_map
 from grader.paths import KERNEL_MAPS_ENV, REPO
 from grader.probes.triton_map import MemoryMap
 from selfcheck.harness import VARIANTS, run_variant
@@ -138,7 +138,7 @@ def test_the_names_a_map_may_have_are_the_pointer_parameters_of_the_stubs_kernel
     stubs' kernels take the same pointers, so a map a student's own checkout draws has the same names."""
     stubs = {}
     for exercise in ("triton_swiglu", "triton_gated_mlp"):
-        stubs.update(kernel_map._kernels_in((REPO / "exercises" / f"{exercise}.py").read_text()))
+        stubs.update(kernel_map.kernels_in((REPO / "exercises" / f"{exercise}.py").read_text()))
     assert kernel_map.kernel_parameters() == stubs
     assert stubs["_swiglu_forward_kernel"] == {"gate_ptr", "value_ptr", "out_ptr"}
     assert "_activation" not in stubs and "n_cols" not in kernel_map.parameters_of()  # no helper, no integer

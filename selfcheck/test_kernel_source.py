@@ -1,4 +1,4 @@
-"""What the fused SwiGLU suite takes out of a student's file for its kernel tests (grader/kernel_source.py):
+"""What the fused SwiGLU suite takes out of a student's file for its kernel tests (grader/kernels/source.py):
 the two kernels and the @triton.jit helpers they call, Triton language only, with the stub's parameters,
 in the reference's launch code and nothing else of it."""
 
@@ -12,8 +12,8 @@ from grader.paths import reference_file
 
 pytest.importorskip("triton", reason="Triton is not installed (Linux only)")
 
-from grader.kernel_source import GATED, KERNELS, assemble  # noqa: E402
-from grader.kernel_writing import AssemblyError  # noqa: E402
+from grader.kernels.source import GATED, KERNELS, assemble  # noqa: E402
+from grader.kernels.writing import AssemblyError  # noqa: E402
 from selfcheck.harness import REPO  # noqa: E402
 
 REFERENCE = reference_file("triton_swiglu").read_text()
@@ -188,7 +188,7 @@ def test_line_separators_cannot_carry_a_statement_into_the_copy(separator):
 
 def test_the_copy_is_checked_again_before_it_runs(monkeypatch):
     """Were the writing from the tree ever to put something else into the copy, it is refused, not run."""
-    import grader.kernel_source as kernel_source
+    import grader.kernels.source as kernel_source
 
     written = kernel_source.written
     monkeypatch.setattr(kernel_source, "written", lambda functions, header: written(functions, header) + [PLANTED])

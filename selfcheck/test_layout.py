@@ -84,6 +84,29 @@ def test_the_allowed_arrows_have_no_circle():
                    for p in ("selfcheck", "benchmarks"))
 
 
+def test_no_private_name_is_imported_across_modules():
+    """A leading underscore says "only this module relies on it": another module importing it is a hidden contract."""
+    wrong = []
+    for path in project_files():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in PACKAGES:
+                wrong += [f"{path.relative_to(REPO)}:{node.lineno} imports {node.module}.{alias.name}"
+                          for alias in node.names if alias.name.startswith("_") and not alias.name.startswith("__")]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_two_modules_import_each_other():
+    """Module-level imports only: a circle means neither module can be read (or loaded) without the other."""
+    graph = {}
+    for path in project_files():
+        rel = path.relative_to(REPO).with_suffix("")
+        name = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+        graph[name] = {alias for node in ast.parse(path.read_text()).body if isinstance(node, ast.ImportFrom)
+                       and node.level == 0 and node.module for alias in [node.module]}
+    circles = sorted(f"{a} <-> {b}" for a in graph for b in graph[a] if a < b and a in graph.get(b, ()))
+    assert not circles, circles
+
+
 def shipped(patterns: list[str]) -> set[str]:
     return {p.relative_to(REPO).as_posix() for pattern in patterns for p in REPO.glob(pattern)}
 

@@ -188,7 +188,7 @@ def test_stub_launch_code_is_the_reference_launch_code():
     the reference's launch code, function for function (docstrings aside)."""
     import ast
 
-    from grader.kernel_source import KERNELS, NOT_COPIED, stub_launch_code
+    from grader.kernels.source import KERNELS, NOT_COPIED, stub_launch_code
 
     def launch_functions(source: str) -> dict[str, str]:
         found = {}

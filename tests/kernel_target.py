@@ -1,6 +1,6 @@
 """The Triton suites' second target: the student's kernels alone, under trusted launch code.
 
-``student_kernels`` takes an exercise's kernels out of the student's file (``grader/kernel_source.py``:
+``student_kernels`` takes an exercise's kernels out of the student's file (``grader/kernels/source.py``:
 read from the syntax tree, checked to be Triton language, written into the reference's launch code)
 and runs that copy in a process of its own (sandboxed under the grader), so what the kernel tests
 judge was computed by the student's kernels, launched by trusted code on tensors the test picked. A
@@ -24,7 +24,7 @@ import pytest
 import torch
 
 from grader.backend import Backend
-from grader.kernel_source import KernelExercise, assemble_file
+from grader.kernels.source import KernelExercise, assemble_file
 from tests.checks import Verdict
 from tests.seam import SANDBOX_PREFIX, Target, exercise_file, make_backend, target_name
 
@@ -38,7 +38,7 @@ class StudentKernels(Backend):
                  kernels_of: Callable[[dict], list[str]]) -> None:
         self.display, self.launch, self.kernels_of = display, launch, kernels_of
         # The copy the kernels run from keeps the student's line numbers up to student_lines; the
-        # launch code follows (grader/kernel_source.py). An error's place is told in those terms.
+        # launch code follows (grader/kernels/source.py). An error's place is told in those terms.
         self.copy, self.student_lines = copy, student_lines
         self.errors = {name: {"stage": name, "type": "KernelSourceError", "message": str(problem), "where": "",
                               "not_implemented": problem.not_implemented, "as_is": True}

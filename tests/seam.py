@@ -105,7 +105,7 @@ class IsolatingBackend(Backend):
         self._making = threading.Lock()  # warm() may ask for the child from another thread
         self.task = ""
 
-    def _backend(self, exercise: str):
+    def backend_for(self, exercise: str):
         if exercise not in ISOLATED_EXERCISES:
             return self.local
         with self._making:
@@ -127,10 +127,10 @@ class IsolatingBackend(Backend):
         return self.local.describe(exercise)
 
     def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
-        return self._backend(exercise).call(exercise, probe_name, **kwargs)
+        return self.backend_for(exercise).call(exercise, probe_name, **kwargs)
 
     def warm(self, exercise: str, task: str) -> None:
-        backend = self._backend(exercise)
+        backend = self.backend_for(exercise)
         if backend is not self.local:
             backend.warm(exercise, task)
 

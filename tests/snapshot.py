@@ -110,7 +110,7 @@ class LiveReference(Backend):
 
             self._mistakes = load_module(str(KNOWN_MISTAKES),
                                          "_reference_known_mistakes")
-        from grader.activations import ACTIVATIONS
+        from grader.probes.activations import ACTIVATIONS
 
         return self._mistakes.known_mistakes(block_name, weights, x, activation, ACTIVATIONS[activation or "gelu"])
 

@@ -30,9 +30,9 @@ pytest.importorskip(
     "triton", reason="Triton is not installed: it ships for Linux only, so the fused gated-MLP exercise"
                      " cannot run on macOS or Windows (the other suites do)")
 
-from grader.activations import ACTIVATIONS as BY_NAME  # noqa: E402
-from grader import kernel_map  # noqa: E402
-from grader.kernel_source import GATED  # noqa: E402
+from grader.probes.activations import ACTIVATIONS as BY_NAME  # noqa: E402
+from grader.kernels import maps as kernel_map  # noqa: E402
+from grader.kernels.source import GATED  # noqa: E402
 from grader.paths import reference_file  # noqa: E402
 from grader.probes import stand_in_gated  # noqa: E402
 from tests.checks import describe_mismatch, fail  # noqa: E402

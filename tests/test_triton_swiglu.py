@@ -10,7 +10,7 @@ Two targets, so that the points for a working kernel come from the kernel alone:
 
 * ``kernels``: the student's ``_swiglu_forward_kernel`` and ``_swiglu_backward_kernel``, read out of the
   file without running it, checked to be Triton language with the stub's parameters, and launched by
-  the reference's launch code in a process of their own (``grader/kernel_source.py``). The kernel
+  the reference's launch code in a process of their own (``grader/kernels/source.py``). The kernel
   tests (forward/backward in float32, 16 bits and other layouts; memory bounds) run on this.
 * ``target``: the student's file as it is. The launch tests (``test_kernels_launched``: the functions
   launch the student's kernels and return what the ``kernels`` target computes on the same inputs),
@@ -48,9 +48,9 @@ pytest.importorskip(
 
 from tests.checks import (BLOCKS, Block, describe_mismatch, expect_close, expect_rounded, expect_shape, fail,  # noqa: E402
                           is_close, rounding_errors, ulp)
-from grader.kernel_source import SWIGLU  # noqa: E402
+from grader.kernels.source import SWIGLU  # noqa: E402
 from grader.probes import stand_in_backward, stand_in_forward  # noqa: E402
-from grader import kernel_map  # noqa: E402
+from grader.kernels import maps as kernel_map  # noqa: E402
 from tests.snapshot import triton_launch_code  # noqa: E402
 from tests.kernel_target import StudentKernels, rests_on, start_side_by_side, student_kernels, verdict_data  # noqa: E402
 from tests.seam import Target, error_fields, format_error  # noqa: E402
@@ -457,7 +457,7 @@ KERNEL_INPUTS = {"forward": ["gate_ptr", "value_ptr"], "backward": ["grad_out_pt
 
 
 def memory_map(evidence: dict, op: str, output: str) -> str:
-    """What the kernel touched, drawn for a test that failed on ``output`` (grader/kernel_map.py)."""
+    """What the kernel touched, drawn for a test that failed on ``output`` (grader/kernels/maps.py)."""
     return kernel_map.explain(evidence.get("maps"), f"{output}_ptr", KERNEL_INPUTS[op], elementwise=True)
 
 

@@ -18,16 +18,37 @@ checked memory, the launch watch), ``stand_ins`` (the grader's kernels that repl
 while a test asks), ``triton_bounds`` (what an out-of-bounds access is said to be), ``triton_map`` (what
 each kernel loaded and stored, element by element, and by which program) and ``triton_bf16`` (the
 interpreter patch for bfloat16, tied to the Triton versions it was tested on).
-Importing the package registers every probe.
+``child`` is the child process's entry point (and the frames' format): the package is all the child
+runs, copied whole into its sandbox, so it imports nothing else of the grader. ``activations`` is the
+table of activations by name that the probes build blocks with.
+
+Importing the package itself is cheap (the sandbox's parent imports ``child`` for the frames' format
+without torch); the first use of one of its names below imports every probe module, which registers them.
 """
 
 from __future__ import annotations
 
-from grader.probes import blocks, cost, gated_mlp, swiglu  # noqa: F401  importing them registers their probes
-from grader.probes.core import PROBES, CodeUnderTestError, describe_exception
-from grader.probes.running import call, load_module
-from grader.probes.stand_ins import stand_in_backward, stand_in_forward, stand_in_gated
-from grader.probes.triton_watch import TritonWatch, _guard_triton
+import importlib
 
-__all__ = ["PROBES", "CodeUnderTestError", "TritonWatch", "_guard_triton", "call", "describe_exception",
-           "load_module", "stand_in_backward", "stand_in_forward", "stand_in_gated"]
+# Each public name, and the module of the package that defines it.
+_PUBLIC = {
+    "PROBES": "core", "CodeUnderTestError": "core", "describe_exception": "core",
+    "call": "running", "load_module": "running",
+    "stand_in_backward": "stand_ins", "stand_in_forward": "stand_ins", "stand_in_gated": "stand_ins",
+    "TritonWatch": "triton_watch", "guard_triton": "triton_watch",
+}
+_PROBE_MODULES = ("blocks", "cost", "gated_mlp", "swiglu")
+__all__ = sorted(_PUBLIC)
+
+
+def load_all() -> None:
+    """Import every probe module, so that each probe is registered in ``PROBES``."""
+    for name in _PROBE_MODULES:
+        importlib.import_module(f"{__name__}.{name}")
+
+
+def __getattr__(name: str):
+    if name not in _PUBLIC:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    load_all()
+    return getattr(importlib.import_module(f"{__name__}.{_PUBLIC[name]}"), name)

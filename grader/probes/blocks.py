@@ -8,12 +8,12 @@ from typing import Any
 import torch
 from torch import nn
 
-from grader.activations import ACTIVATIONS
-from grader.probes.core import CodeUnderTestError, _cpu, _stage, probe
+from grader.probes.activations import ACTIVATIONS
+from grader.probes.core import CodeUnderTestError, to_cpu, run_stage, probe
 
 # --------------------------------------------------------------------------- the MLP/GLU probes
 
-def _build(module: ModuleType, cls_name: str, ctor: dict) -> nn.Module:
+def build_block(module: ModuleType, cls_name: str, ctor: dict) -> nn.Module:
     cls = getattr(module, cls_name, None)
     if cls is None:
         raise CodeUnderTestError(
@@ -25,7 +25,7 @@ def _build(module: ModuleType, cls_name: str, ctor: dict) -> nn.Module:
         kwargs["activation_fn"] = ACTIVATIONS[activation]
     if kwargs.get("dropout") is None:
         kwargs.pop("dropout", None)
-    block = _stage(f"{cls_name}.__init__", cls, **kwargs)
+    block = run_stage(f"{cls_name}.__init__", cls, **kwargs)
     if not isinstance(block, nn.Module):
         raise CodeUnderTestError(
             f"{cls_name}.__init__", TypeError(f"{cls_name} is not an nn.Module subclass")
@@ -36,7 +36,7 @@ def _build(module: ModuleType, cls_name: str, ctor: dict) -> nn.Module:
 @probe
 def describe_block(module: ModuleType, cls_name: str, ctor: dict) -> dict:
     """Names, shapes and count of the parameters the constructor made."""
-    block = _build(module, cls_name, ctor)
+    block = build_block(module, cls_name, ctor)
     return {
         "state_dict_keys": list(block.state_dict().keys()),
         "param_shapes": {name: list(p.shape) for name, p in block.named_parameters()},
@@ -57,10 +57,10 @@ def run_block(
     device: str = "cpu",
 ) -> dict:
     """Build, load the given weights, run forward (and backward when grad_out is given)."""
-    block = _build(module, cls_name, ctor)
+    block = build_block(module, cls_name, ctor)
     # Cast first, then load: loading float64 weights into float32 parameters would round them.
-    _stage(f"{cls_name}.to", block.to, device=device, dtype=x.dtype)
-    _stage(f"{cls_name}.load_state_dict", block.load_state_dict,
+    run_stage(f"{cls_name}.to", block.to, device=device, dtype=x.dtype)
+    run_stage(f"{cls_name}.load_state_dict", block.load_state_dict,
            {k: v.to(device=device, dtype=x.dtype) for k, v in state_dict.items()})
     block.train(train)
     x = x.to(device)
@@ -68,25 +68,25 @@ def run_block(
     if grad_out is not None:
         x.requires_grad_(True)
     torch.manual_seed(seed)
-    out = _stage(f"{cls_name}.forward", block, x)
+    out = run_stage(f"{cls_name}.forward", block, x)
     if not isinstance(out, torch.Tensor):
         raise CodeUnderTestError(
             f"{cls_name}.forward", TypeError(f"returned {type(out).__name__}, not a Tensor")
         )
     evidence: dict[str, Any] = {
-        "out": _cpu(out),
-        "x_after": _cpu(x),
-        "x_before": _cpu(x_before),
+        "out": to_cpu(out),
+        "x_after": to_cpu(x),
+        "x_before": to_cpu(x_before),
     }
     if grad_out is not None:
         if not out.requires_grad:
             evidence["grads"] = {}
             evidence["grad_x"] = None
         else:
-            _stage(f"{cls_name}.forward (backward pass)", out.backward, grad_out.to(out))
-            evidence["grad_x"] = _cpu(x.grad)
+            run_stage(f"{cls_name}.forward (backward pass)", out.backward, grad_out.to(out))
+            evidence["grad_x"] = to_cpu(x.grad)
             evidence["grads"] = {
-                name: _cpu(p.grad)
+                name: to_cpu(p.grad)
                 for name, p in block.named_parameters()
             }
     return evidence

@@ -64,13 +64,13 @@ def describe_exception(stage: str, exc: BaseException) -> dict:
     }
 
 
-# Set by grader/child.py when the probes run in a child process: told the name of each stage as it
+# Set by grader/probes/child.py when the probes run in a child process: told the name of each stage as it
 # starts, so a crash that kills the process (segfault, exit) is still reported against the method
 # that was running. In-process (plain pytest) it stays None.
 STAGE_LISTENER: Callable[[str], None] | None = None
 
 
-def _stage(stage: str, fn: Callable, *args, **kwargs):
+def run_stage(stage: str, fn: Callable, *args, **kwargs):
     if STAGE_LISTENER is not None:
         STAGE_LISTENER(stage)
     try:
@@ -79,7 +79,7 @@ def _stage(stage: str, fn: Callable, *args, **kwargs):
         raise CodeUnderTestError(stage, exc) from exc
 
 
-def _cpu(t: object) -> object:
+def to_cpu(t: object) -> object:
     """A tensor as evidence: on the CPU, and contiguous, since the grader refuses views whose elements
     share storage (``grader/evidence.py``); a forward that returns ``.expand(...)`` is then judged on
     its values like any other."""

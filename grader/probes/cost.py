@@ -5,8 +5,8 @@ from __future__ import annotations
 from types import ModuleType
 
 import torch
-from grader.probes.core import CodeUnderTestError, _stage, probe
-from grader.probes.blocks import _build
+from grader.probes.core import CodeUnderTestError, run_stage, probe
+from grader.probes.blocks import build_block
 
 
 # ---------------------------------------------------------------------------- the cost probes
@@ -36,7 +36,7 @@ def cost_function(module: ModuleType, function: str, kwargs: dict, exact_counts:
     if exact_counts:
         module.__dict__.update(EXACT_COUNTS)
     try:
-        value = _stage(function, fn, **kwargs)
+        value = run_stage(function, fn, **kwargs)
     finally:
         module.__dict__.update(saved)
     return {"value": value if type(value) in (int, float) else None, "type": type(value).__name__,
@@ -51,12 +51,12 @@ def block_cost(module: ModuleType, cls_name: str, ctor: dict, x_shape: list[int]
     from torch.utils.flop_counter import FlopCounterMode
 
     with torch.device("meta"):
-        block = _build(module, cls_name, ctor)
+        block = build_block(module, cls_name, ctor)
         x = torch.empty(x_shape, requires_grad=True)
     with FlopCounterMode(display=False) as forward:
-        out = _stage(f"{cls_name}.forward", block, x)
+        out = run_stage(f"{cls_name}.forward", block, x)
     with FlopCounterMode(display=False) as backward:
-        _stage(f"{cls_name}.forward (backward pass)", out.backward, torch.ones_like(out))
+        run_stage(f"{cls_name}.forward (backward pass)", out.backward, torch.ones_like(out))
     return {
         "params": sum(p.numel() for p in block.parameters()),
         "weights": sum(p.numel() for name, p in block.named_parameters() if name.endswith("weight")),

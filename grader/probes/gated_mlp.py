@@ -6,9 +6,9 @@ from types import ModuleType
 
 import torch
 
-from grader.probes.core import CodeUnderTestError, _cpu, _stage, probe
-from grader.probes.swiglu import _describe_result, _NaNForFreshMemory, _place
-from grader.probes.triton_watch import TritonWatch, _check_triton_ready, _exercise_function, _watched_stage
+from grader.probes.core import CodeUnderTestError, to_cpu, run_stage, probe
+from grader.probes.swiglu import describe_result, NaNForFreshMemory, place_in_layout
+from grader.probes.triton_watch import TritonWatch, check_triton_ready, exercise_function, watched_stage
 
 
 @probe
@@ -19,9 +19,9 @@ def gated_projection_run(module: ModuleType, x: torch.Tensor, gate_weight: torch
     """gated_projection(x, ...) on ``x`` built here in ``layout``; with ``combined``,
     gated_projection_combined(x, cat(weights), cat(biases)) instead."""
     name = "gated_projection_combined" if combined else "gated_projection"
-    _check_triton_ready(name)
-    fn = _exercise_function(module, name)
-    xv, _ = _place(x, layout, device)
+    check_triton_ready(name)
+    fn = exercise_function(module, name)
+    xv, _ = place_in_layout(x, layout, device)
     weights = [t.to(device) if t is not None else None for t in (gate_weight, value_weight, gate_bias, value_bias)]
     wg, wv, bg, bv = weights
     if combined:
@@ -30,11 +30,11 @@ def gated_projection_run(module: ModuleType, x: torch.Tensor, gate_weight: torch
     else:
         args = (xv, wg, wv, bg, bv)
     before = xv.clone()
-    with TritonWatch(module) as watch, _NaNForFreshMemory():
-        result = _watched_stage(watch, name, fn, *args, activation=activation)
+    with TritonWatch(module) as watch, NaNForFreshMemory():
+        result = watched_stage(watch, name, fn, *args, activation=activation)
     if not isinstance(result, torch.Tensor):
-        raise CodeUnderTestError(name, TypeError(f"returned {_describe_result(result)}, not a Tensor"))
-    return {"out": _cpu(result), "kernels": watch.ours(), "foreign_kernels": watch.foreign(),
+        raise CodeUnderTestError(name, TypeError(f"returned {describe_result(result)}, not a Tensor"))
+    return {"out": to_cpu(result), "kernels": watch.ours(), "foreign_kernels": watch.foreign(),
             "input_changed": not torch.equal(xv, before),
             "maps": watch.memory.evidence("_gated_projection_kernel")}
 
@@ -49,22 +49,22 @@ def gated_module_run(module: ModuleType, hidden: int, intermediate: int, activat
     cls = getattr(module, "FusedGatedMLP", None)
     if cls is None:
         raise CodeUnderTestError("FusedGatedMLP", AttributeError(f"{module.__name__} defines no class FusedGatedMLP"))
-    _check_triton_ready("FusedGatedMLP.forward")
-    block = _stage("FusedGatedMLP.__init__", cls, hidden, intermediate, activation=activation, dropout=dropout)
+    check_triton_ready("FusedGatedMLP.forward")
+    block = run_stage("FusedGatedMLP.__init__", cls, hidden, intermediate, activation=activation, dropout=dropout)
     names = sorted(block.state_dict())
     if not run:
         return {"names": names}
     block = block.to(device=device, dtype=x.dtype)
-    _stage("FusedGatedMLP.load_state_dict", block.load_state_dict, {k: v.to(device) for k, v in weights.items()})
+    run_stage("FusedGatedMLP.load_state_dict", block.load_state_dict, {k: v.to(device) for k, v in weights.items()})
     block.train(train)
     xi = x.to(device).clone().requires_grad_(True)
-    with TritonWatch(module) as watch, _NaNForFreshMemory():
-        out = _watched_stage(watch, "FusedGatedMLP.forward", block, xi)
+    with TritonWatch(module) as watch, NaNForFreshMemory():
+        out = watched_stage(watch, "FusedGatedMLP.forward", block, xi)
     if not isinstance(out, torch.Tensor):
-        raise CodeUnderTestError("FusedGatedMLP.forward", TypeError(f"returned {_describe_result(out)}, not a Tensor"))
-    evidence = {"names": names, "out": _cpu(out), "kernels": watch.ours()}
+        raise CodeUnderTestError("FusedGatedMLP.forward", TypeError(f"returned {describe_result(out)}, not a Tensor"))
+    evidence = {"names": names, "out": to_cpu(out), "kernels": watch.ours()}
     if not train:
-        _stage("GatedProjectionFunction.backward", out.backward, grad_out.to(device=device, dtype=out.dtype))
-        evidence["grad_x"] = _cpu(xi.grad)
-        evidence["grads"] = {n: _cpu(p.grad) for n, p in block.named_parameters()}
+        run_stage("GatedProjectionFunction.backward", out.backward, grad_out.to(device=device, dtype=out.dtype))
+        evidence["grad_x"] = to_cpu(xi.grad)
+        evidence["grads"] = {n: to_cpu(p.grad) for n, p in block.named_parameters()}
     return evidence

@@ -10,7 +10,7 @@ in PyTorch does not. The test computes the stand-in's values itself, from the in
 The coefficients are in the student's process while the stand-ins are on, so a file could read them
 and compute the stand-in's values in PyTorch. That earns nothing: every test that uses stand-ins
 counts only once the student's kernels compute the right values in a process of their own, under
-trusted launch code, where no Python of the student's runs (``grader/kernel_source.py``).
+trusted launch code, where no Python of the student's runs (``grader/kernels/source.py``).
 
 Each stand-in reads its arguments through the names and strides the stub's kernel signature gives, so
 it also tells whether the launch passed the right tensors, strides and flags.

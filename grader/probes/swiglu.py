@@ -10,8 +10,8 @@ from typing import Any
 
 import torch
 from grader.probes.triton_watch import GUARD, SWIGLU_LAYOUTS, triton_interpreting
-from grader.probes.triton_watch import TritonWatch, _check_triton_ready, _exercise_function, _watched_stage
-from grader.probes.core import CodeUnderTestError, _cpu, probe
+from grader.probes.triton_watch import TritonWatch, check_triton_ready, exercise_function, watched_stage
+from grader.probes.core import CodeUnderTestError, to_cpu, probe
 
 
 # ------------------------------------------------------------------------------- building inputs
@@ -20,7 +20,7 @@ def _guarded_buffer(n: int, dtype: torch.dtype, device: str) -> torch.Tensor:
     return torch.full((GUARD + n + GUARD,), float("nan"), dtype=dtype, device=device)
 
 
-def _place(data: torch.Tensor, layout: str, device: str) -> tuple[torch.Tensor, torch.Tensor]:
+def place_in_layout(data: torch.Tensor, layout: str, device: str) -> tuple[torch.Tensor, torch.Tensor]:
     """(view holding ``data``'s values in ``layout``, the guarded buffer it lives in)."""
     shape = tuple(data.shape)
     if layout == "contiguous":
@@ -57,7 +57,7 @@ def _place(data: torch.Tensor, layout: str, device: str) -> tuple[torch.Tensor, 
 def _place_pair(gate: torch.Tensor, value: torch.Tensor, layout: str, device: str):
     """gate and value in ``layout``; 'chunk' makes them the two halves of h.chunk(2, dim=-1)."""
     if layout != "chunk":
-        (g, g_buffer), (v, v_buffer) = _place(gate, layout, device), _place(value, layout, device)
+        (g, g_buffer), (v, v_buffer) = place_in_layout(gate, layout, device), place_in_layout(value, layout, device)
         return g, v, [("gate", g_buffer, [g]), ("value", v_buffer, [v])]
     if gate.dim() < 1:
         raise ValueError("layout 'chunk' needs at least 1 dimension")
@@ -79,7 +79,7 @@ def _guard_touched(buffer: torch.Tensor, views: list[torch.Tensor]) -> bool:
     return not bool(buffer[~used].isnan().all())
 
 
-class _NaNForFreshMemory:
+class NaNForFreshMemory:
     """While active, torch.empty and friends hand out memory filled with NaN (PyTorch's deterministic
     mode does that), so an output element that no program writes reads NaN instead of whatever the
     allocator had there, possibly a previous run's right answer."""
@@ -111,7 +111,7 @@ def _deterministic(mode: bool, warn_only: bool) -> None:
         setter(mode, warn_only=warn_only)
 
 
-def _describe_result(result: object) -> str:
+def describe_result(result: object) -> str:
     if isinstance(result, torch.Tensor):
         return f"a {result.dtype} tensor"
     return type(result).__name__
@@ -177,35 +177,35 @@ def swiglu_kernels(
     """swiglu_forward(gate, value) (op "forward") or swiglu_backward(grad_out, gate, value) ("backward")
     on inputs built here in ``layout``."""
     name = "swiglu_forward" if op == "forward" else "swiglu_backward"
-    _check_triton_ready(name)
-    fn = _exercise_function(module, name)
+    check_triton_ready(name)
+    fn = exercise_function(module, name)
     g, v, buffers = _place_pair(gate, value, layout, device)
     inputs = {"gate": g, "value": v}
     if op == "backward":
-        go, go_buffer = _place(grad_out, grad_out_layout, device)
+        go, go_buffer = place_in_layout(grad_out, grad_out_layout, device)
         inputs = {"grad_out": go, **inputs}
         buffers.append(("grad_out", go_buffer, [go]))
     before = {k: t.clone() for k, t in inputs.items()}
-    with TritonWatch(module) as watch, _NaNForFreshMemory():
-        result = _watched_stage(watch, name, fn, *inputs.values())
+    with TritonWatch(module) as watch, NaNForFreshMemory():
+        result = watched_stage(watch, name, fn, *inputs.values())
     if op == "forward":
         if not isinstance(result, torch.Tensor):
-            raise CodeUnderTestError(name, TypeError(f"returned {_describe_result(result)}, not a Tensor"))
+            raise CodeUnderTestError(name, TypeError(f"returned {describe_result(result)}, not a Tensor"))
         outputs = {"out": result}
     else:
         if not (isinstance(result, (tuple, list)) and len(result) == 2
                 and all(isinstance(t, torch.Tensor) for t in result)):
             raise CodeUnderTestError(name, TypeError(
-                f"returned {_describe_result(result)}, not a pair of tensors (grad_gate, grad_value)"))
+                f"returned {describe_result(result)}, not a pair of tensors (grad_gate, grad_value)"))
         outputs = {"grad_gate": result[0], "grad_value": result[1]}
     return {
-        **{k: _cpu(t) for k, t in outputs.items()},
+        **{k: to_cpu(t) for k, t in outputs.items()},
         "kernels": watch.ours(),
         "foreign_kernels": watch.foreign(),
         "inputs_changed": [k for k, t in inputs.items() if not torch.equal(t, before[k])],
         "guards_touched": [label for label, buffer, views in buffers if _guard_touched(buffer, views)],
         "interpreted": triton_interpreting(),
-        # What the kernel loaded and stored, element by element, per pointer argument (grader/kernel_map.py).
+        # What the kernel loaded and stored, element by element, per pointer argument (grader/kernels/maps.py).
         "maps": watch.memory.evidence(f"_swiglu_{op}_kernel"),
     }
 
@@ -214,7 +214,7 @@ def swiglu_kernels(
 def swiglu_bounds(module: ModuleType, cases: list[dict]) -> dict:
     """``swiglu_kernels`` for each case (its keyword arguments), where every load and store is checked:
     in this process under the interpreter, or on a GPU machine in one fresh interpreted Python."""
-    _check_triton_ready("swiglu_forward")
+    check_triton_ready("swiglu_forward")
     if not triton_interpreting():
         return _under_interpreter(module, "swiglu_bounds", {"cases": cases})
     results = []
@@ -235,16 +235,16 @@ def swiglu_autograd(
     device: str = "cpu",
 ) -> dict:
     """out = swiglu(gate, value); then out.backward(grad_out), or out.sum().backward() without one."""
-    _check_triton_ready("swiglu")
-    fn = _exercise_function(module, "swiglu")
+    check_triton_ready("swiglu")
+    fn = exercise_function(module, "swiglu")
     gate = gate.to(device).requires_grad_(True)
     value = value.to(device).requires_grad_(True)
-    with TritonWatch(module) as forward_watch, _NaNForFreshMemory():
-        out = _watched_stage(forward_watch, "swiglu", fn, gate, value)
+    with TritonWatch(module) as forward_watch, NaNForFreshMemory():
+        out = watched_stage(forward_watch, "swiglu", fn, gate, value)
     if not isinstance(out, torch.Tensor):
-        raise CodeUnderTestError("swiglu", TypeError(f"returned {_describe_result(out)}, not a Tensor"))
+        raise CodeUnderTestError("swiglu", TypeError(f"returned {describe_result(out)}, not a Tensor"))
     evidence: dict[str, Any] = {
-        "out": _cpu(out),
+        "out": to_cpu(out),
         "requires_grad": out.requires_grad,
         "grad_fn": type(out.grad_fn).__name__ if out.grad_fn is not None else None,
         "grad_gate": None,
@@ -253,12 +253,12 @@ def swiglu_autograd(
     }
     if not out.requires_grad:
         return evidence
-    with TritonWatch(module) as backward_watch, _NaNForFreshMemory():
+    with TritonWatch(module) as backward_watch, NaNForFreshMemory():
         if grad_out is None:
-            _watched_stage(backward_watch, "swiglu (backward pass)", out.sum().backward)
+            watched_stage(backward_watch, "swiglu (backward pass)", out.sum().backward)
         else:
-            _watched_stage(backward_watch, "swiglu (backward pass)", out.backward, grad_out.to(out))
-    evidence.update(grad_gate=_cpu(gate.grad), grad_value=_cpu(value.grad))
+            watched_stage(backward_watch, "swiglu (backward pass)", out.backward, grad_out.to(out))
+    evidence.update(grad_gate=to_cpu(gate.grad), grad_value=to_cpu(value.grad))
     return evidence
 
 
@@ -267,12 +267,12 @@ def swiglu_gradcheck(module: ModuleType, gate: torch.Tensor, value: torch.Tensor
     """torch.autograd.gradcheck of swiglu in float64: analytical against numerical gradients."""
     from torch.autograd.gradcheck import GradcheckError  # torch.autograd.gradcheck is the function
 
-    _check_triton_ready("swiglu")
-    fn = _exercise_function(module, "swiglu")
+    check_triton_ready("swiglu")
+    fn = exercise_function(module, "swiglu")
     inputs = (gate.to(device, torch.float64).requires_grad_(True), value.to(device, torch.float64).requires_grad_(True))
     try:
         with TritonWatch(module) as watch:
-            _watched_stage(watch, "swiglu (gradcheck)", torch.autograd.gradcheck, fn, inputs, raise_exception=True)
+            watched_stage(watch, "swiglu (gradcheck)", torch.autograd.gradcheck, fn, inputs, raise_exception=True)
     except CodeUnderTestError as exc:
         if not isinstance(exc.__cause__, GradcheckError):
             raise
@@ -296,11 +296,11 @@ _BAD_SWIGLU_CALLS = {
 def swiglu_bad_arguments(module: ModuleType, case: str, device: str = "cpu") -> dict:
     """Call with valid arguments (it must work), then with the bad ones of ``case``: what was raised."""
     name, *args = _BAD_SWIGLU_CALLS[case]
-    _check_triton_ready(name)
-    fn = _exercise_function(module, name)
+    check_triton_ready(name)
+    fn = exercise_function(module, name)
     valid = [torch.randn(3, 4, device=device) for _ in args]
     with TritonWatch(module) as watch:
-        _watched_stage(watch, name, fn, *valid)
+        watched_stage(watch, name, fn, *valid)
     kinds = {"f32": torch.float32, "i32": torch.int32, "i64": torch.int64}
     bad = [torch.ones(shape, dtype=kinds[kind], device=device) for kind, shape in args]
     try:

@@ -47,7 +47,7 @@ def _float_to_bf16(x, truncate: bool = False):
     return np.where(nan, quiet, rounded).astype(np.uint16)
 
 
-def _bfloat16_as_on_gpu(interpreter) -> None:
+def bfloat16_as_on_gpu(interpreter) -> None:
     import numpy as np
     import triton.language as tl
     from triton._C.libtriton import ir

@@ -13,7 +13,7 @@ import torch
 _WRITTEN = re.compile(r"(out|grad_(?!out_)\w+)_ptr\b")  # the kernels' output pointers: out_ptr, grad_gate_ptr, ...
 
 
-def _nearest(access: str, outside, extents, itemsize: int):
+def nearest_tensor(access: str, outside, extents, itemsize: int):
     """The launch's tensor an out-of-bounds access was nearest to: (arg, first byte, one past, layout note).
     A store is told against the nearest tensor a kernel writes: an address just before out's start can
     be nearer the end of an input, which the kernel never stores to."""
@@ -30,7 +30,7 @@ def _nearest(access: str, outside, extents, itemsize: int):
     return min(extents, key=distance)
 
 
-def _describe_access(kernel: str, access: str, outside, nearest, itemsize: int) -> str:
+def describe_access(kernel: str, access: str, outside, nearest, itemsize: int) -> str:
     from triton.runtime import interpreter
 
     builder = interpreter.interpreter_builder
@@ -58,7 +58,7 @@ def _describe_access(kernel: str, access: str, outside, nearest, itemsize: int) 
             f" outside the tensors it was given{where}{_kernel_line(kernel)}. Likely cause: {cause}")
 
 
-def _layout_note(t: torch.Tensor) -> str:
+def layout_note(t: torch.Tensor) -> str:
     """'' for a tensor whose rows a kernel may index as consecutive elements, else what it is instead.
     (A half of h.chunk(2, -1) is not contiguous, but its rows are: past their end, blame the mask.)"""
     if t.is_contiguous() or t.dim() == 0 or t.stride(-1) == 1:

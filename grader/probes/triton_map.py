@@ -6,7 +6,7 @@ Every tl.load and tl.store passes through the grader's checked memory (``triton_
 elements are found by address), how many times each element was loaded and stored and the last program
 that did each, and for an access outside every tensor, where it went relative to the tensor it was
 nearest. The record travels back as evidence (small integer tensors in the tensors' shapes), which the
-test's side checks and draws (``grader/kernel_map.py``) when a test fails on where a kernel read or wrote.
+test's side checks and draws (``grader/kernels/maps.py``) when a test fails on where a kernel read or wrote.
 """
 
 from __future__ import annotations

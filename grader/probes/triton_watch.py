@@ -9,11 +9,11 @@ import sys
 from typing import Callable
 
 import torch
-from grader.probes.triton_bf16 import _bfloat16_as_on_gpu, check_triton_version
+from grader.probes.triton_bf16 import bfloat16_as_on_gpu, check_triton_version
 from grader.probes.triton_map import MemoryMap
-from grader.probes.triton_bounds import _describe_access, _layout_note, _nearest
+from grader.probes.triton_bounds import describe_access, layout_note, nearest_tensor
 from types import ModuleType
-from grader.probes.core import CodeUnderTestError, _stage
+from grader.probes.core import CodeUnderTestError, run_stage
 from grader.probes.stand_ins import STAND_INS, run_stand_in
 
 
@@ -110,7 +110,7 @@ class _TritonGuard:
             return
         interpreter.InterpretedFunction.run = self._watched(interpreter.InterpretedFunction.run)
         interpreter._interpreter = _CheckedMemory(interpreter._interpreter, self)
-        _bfloat16_as_on_gpu(interpreter)
+        bfloat16_as_on_gpu(interpreter)
 
     def _watched(self, run: Callable) -> Callable:
         guard = self
@@ -129,7 +129,7 @@ class _TritonGuard:
                     and getattr(fn, "__module__", None) == stand_ins["module"]):
                 return run_stand_in(name, dict(named), stand_ins)
             outer = guard.running
-            guard.running = (name, [(arg, *_extent(t), _layout_note(t)) for arg, t in tensors])
+            guard.running = (name, [(arg, *_extent(t), layout_note(t)) for arg, t in tensors])
             try:
                 return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
             finally:
@@ -158,8 +158,8 @@ class _TritonGuard:
                     watch.memory.accessed(kernel, access, addresses, program)
             return
         outside = addresses[~inside]
-        nearest = _nearest(access, outside, extents, itemsize)
-        message = _describe_access(kernel, access, outside, nearest, itemsize)
+        nearest = nearest_tensor(access, outside, extents, itemsize)
+        message = describe_access(kernel, access, outside, nearest, itemsize)
         for watch in self.watches:
             if watch.violation is None:
                 watch.violation, watch.violation_kernel = message, kernel
@@ -204,17 +204,17 @@ class StandIns:
         self.coefficients = {k: [float(c) for c in v] for k, v in coefficients.items()}
 
     def __enter__(self) -> None:
-        guard = _guard_triton()
+        guard = guard_triton()
         guard.stand_ins = {"module": self.module_name, **self.coefficients}
 
     def __exit__(self, *exc_info) -> None:
-        _guard_triton().stand_ins = None
+        guard_triton().stand_ins = None
 
 
 _GUARD: _TritonGuard | None = None
 
 
-def _guard_triton() -> _TritonGuard:
+def guard_triton() -> _TritonGuard:
     global _GUARD
     if _GUARD is None:
         _GUARD = _TritonGuard()
@@ -226,7 +226,7 @@ def guard_triton_launches(module: ModuleType) -> None:
     """After a file is loaded: if it uses triton, watch and check its kernels from now on."""
     if "triton" in sys.modules:
         try:
-            _guard_triton()
+            guard_triton()
         except ImportError:  # triton is half-installed: the probes report that when they run
             pass
 
@@ -242,11 +242,11 @@ class TritonWatch:
         self.memory = MemoryMap()  # what each launch read and wrote, element by element (triton_map)
 
     def __enter__(self) -> "TritonWatch":
-        _guard_triton().watches.append(self)
+        guard_triton().watches.append(self)
         return self
 
     def __exit__(self, *exc_info) -> None:
-        _guard_triton().watches.remove(self)
+        guard_triton().watches.remove(self)
 
     def launched(self, kernel: str, home: str, tensors: list[tuple[str, torch.Tensor]]) -> None:
         self.launches.append({"kernel": kernel, "module": home, "ours": home == self.module_name})
@@ -259,10 +259,10 @@ class TritonWatch:
         return [f"{launch['kernel']} (from {launch['module']})" for launch in self.launches if not launch["ours"]]
 
 
-def _watched_stage(watch: TritonWatch, stage: str, fn: Callable, *args, **kwargs):
-    """_stage, with an out-of-bounds access reported as itself rather than as what it broke."""
+def watched_stage(watch: TritonWatch, stage: str, fn: Callable, *args, **kwargs):
+    """run_stage, with an out-of-bounds access reported as itself rather than as what it broke."""
     try:
-        result = _stage(stage, fn, *args, **kwargs)
+        result = run_stage(stage, fn, *args, **kwargs)
     except CodeUnderTestError:
         if watch.violation is None:
             raise
@@ -274,14 +274,14 @@ def _watched_stage(watch: TritonWatch, stage: str, fn: Callable, *args, **kwargs
     return result
 
 
-def _exercise_function(module: ModuleType, name: str) -> Callable:
+def exercise_function(module: ModuleType, name: str) -> Callable:
     fn = getattr(module, name, None)
     if not callable(fn):
         raise CodeUnderTestError(name, AttributeError(f"{module.__name__} defines no function {name}"))
     return fn
 
 
-def _check_triton_ready(stage: str) -> None:
+def check_triton_ready(stage: str) -> None:
     try:
         interpreting = triton_interpreting()
     except ImportError as exc:

@@ -1,7 +1,7 @@
 """Run the code under test in a child process: isolated, and on Linux sandboxed.
 
 ``ChildBackend`` is a seam backend (``describe(exercise)``, ``call(exercise, probe, **kwargs)``) whose
-probes run in a child process (``grader/child.py``). The caller only ever gets evidence back: a
+probes run in a child process (``grader/probes/child.py``). The caller only ever gets evidence back: a
 child that hangs, exits, segfaults or runs out of memory turns into error evidence such as
 ``{"error": {"stage": "GLU.forward", "type": "Timeout", ...}}`` and the next call gets a fresh child.
 
@@ -32,7 +32,7 @@ from its options.
 
 The package, by concern: ``limits`` (what a child may use, the modes), ``processes`` (rlimits before
 exec, spawning, killing strays), ``mounts`` (what bubblewrap shows the child), ``launch`` (the plans
-for starting a child, and the frames exchanged with one: their format is ``grader/child.py``'s),
+for starting a child, and the frames exchanged with one: their format is ``grader/probes/child.py``'s),
 ``submission`` (what all children of one submission share: its budget and its cgroups), ``starting`` (a
 backend's runtime copy, launch, uid and cgroups) and ``backend`` (``ChildBackend``, ``SandboxBackend``:
 calls, budgets, evidence checks). Import from ``grader.sandbox``.

@@ -16,7 +16,7 @@ from pathlib import Path
 from grader import confinement
 from grader.safe_text import printable
 from grader.sandbox.processes import kill_group, kill_strays
-from grader.child import HEADER  # the frames' header: the child's module says what the frames are
+from grader.probes.child import HEADER  # the frames' header: the child's module says what the frames are
 from grader.sandbox.limits import MAX_STAGE_FRAME
 
 
@@ -32,10 +32,10 @@ class Plan:
     userns: bool = False
 
 
-_working_plan: dict[tuple[bool, str], Plan] = {}  # (sandboxed?, mode) -> the plan that started a child
+working_plans: dict[tuple[bool, str], Plan] = {}  # (sandboxed?, mode) -> the plan that started a child
 
 
-def _plans(sandbox: bool, mode: str, bwrap_failure: str = "") -> list[Plan]:
+def plans_to_try(sandbox: bool, mode: str, bwrap_failure: str = "") -> list[Plan]:
     if not sandbox:
         return [Plan("local", "isolated child process (local run, not sandboxed)", sandboxed=False)]
     plans = []

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 GRADER_DIR = Path(__file__).resolve().parents[1]
-CHILD_SCRIPT = GRADER_DIR / "child.py"
-# What the child's private copy of the grader holds: the child, and what it imports of the grader.
-CHILD_FILES = ("child.py", "activations.py", "probes")  # a folder is copied whole
+# The child's code is one package, copied whole into each child's private copy of the grader: the entry
+# point, the probes and what they use. It imports nothing else of the grader (a self-check holds it to that).
+CHILD_PACKAGE = "probes"
+CHILD_SCRIPT = GRADER_DIR / CHILD_PACKAGE / "child.py"
 NOBODY = 65534
 MAX_STAGE_FRAME = 4096
 # One child serves every task of its exercise file, each with a wall-clock budget of its own; its CPU

@@ -140,6 +140,6 @@ def bwrap_command(bwrap: str, runtime: Path, inner_cwd: str, *, userns: bool, gp
     return cmd
 
 
-def _gpu_present() -> bool:
+def gpu_present() -> bool:
     return bool(glob.glob("/dev/nvidia[0-9]*"))
 

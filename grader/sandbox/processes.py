@@ -61,7 +61,7 @@ def _task_count() -> int:
         return 4096
 
 
-def _limit_preexec(limits: Limits, *, data_limit: bool, uid: int | None, own_uid: bool = False,
+def limit_preexec(limits: Limits, *, data_limit: bool, uid: int | None, own_uid: bool = False,
                    memory_limit: bool = True, cgroup_procs: Sequence[str] = (),
                    cpu_budgets: int = 1) -> Callable[[], None]:
     """Runs in the forked child before exec: cgroup, limits, death with the parent, then ``uid``.

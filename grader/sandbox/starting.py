@@ -13,11 +13,11 @@ import time
 from pathlib import Path
 
 from grader import confinement
-from grader.sandbox.processes import _limit_preexec, become_subreaper, spawn
-from grader.sandbox.mounts import _gpu_present, bwrap_command, child_sys_path
-from grader.sandbox.limits import (CHILD_FILES, CHILD_SCRIPT, CPU_BUDGETS, GRADER_DIR, MAX_SUBMISSION_FILE_BYTES,
+from grader.sandbox.processes import limit_preexec, become_subreaper, spawn
+from grader.sandbox.mounts import gpu_present, bwrap_command, child_sys_path
+from grader.sandbox.limits import (CHILD_PACKAGE, CHILD_SCRIPT, CPU_BUDGETS, GRADER_DIR, MAX_SUBMISSION_FILE_BYTES,
                                    MAX_SUBMISSION_FILES, SANDBOX_ENV, SANDBOX_REQUIRED, SANDBOX_STARTED_ENV, GraderError)
-from grader.sandbox.launch import ChildFailure, ChildProcess, Plan, _plans, _working_plan
+from grader.sandbox.launch import ChildFailure, ChildProcess, Plan, plans_to_try, working_plans
 
 
 class ChildStarter:
@@ -36,10 +36,10 @@ class ChildStarter:
         started = time.monotonic()
         errors = []
         key = (self.sandbox, self.mode)
-        if key in _working_plan:
-            plans = [_working_plan[key]]
+        if key in working_plans:
+            plans = [working_plans[key]]
         else:
-            plans = _plans(self.sandbox, self.mode)
+            plans = plans_to_try(self.sandbox, self.mode)
         if not plans:
             raise GraderError(f"{SANDBOX_REQUIRED} ({SANDBOX_ENV}={self.mode}) but is not installed, or this is"
                               " not Linux: install bubblewrap, or grade with --sandbox auto (not for credit)",
@@ -49,14 +49,14 @@ class ChildStarter:
             plans = [plans[0], plans[0]]
         for plan in plans:
             if not plan.sandboxed and self.sandbox and errors:  # say why the sandbox is not there
-                plan = _plans(self.sandbox, self.mode, bwrap_failure=errors[0].split(": ", 1)[-1])[-1]
+                plan = plans_to_try(self.sandbox, self.mode, bwrap_failure=errors[0].split(": ", 1)[-1])[-1]
             self._plan = plan
             try:
                 child = self._launch(plan)
             except ChildFailure as failure:
                 errors.append(f"{plan.name}: {failure.message}")
                 continue
-            _working_plan[key] = plan
+            working_plans[key] = plan
             self.started.runs.append((self._isolation_text(plan), plan.sandboxed))
             if self._starts:  # a restart: the submission's code crashed or hung, so it pays for it
                 self._charge(time.monotonic() - started, self._restart_task)
@@ -109,11 +109,7 @@ class ChildStarter:
         package = runtime / "grader-child" / "grader"
         package.mkdir(parents=True)
         (package / "__init__.py").write_text('"""Probes and the child entry point, copied for a sandbox."""\n')
-        for name in CHILD_FILES:
-            if (GRADER_DIR / name).is_dir():
-                shutil.copytree(GRADER_DIR / name, package / name, ignore=shutil.ignore_patterns("__pycache__"))
-            else:
-                shutil.copyfile(GRADER_DIR / name, package / name)
+        shutil.copytree(GRADER_DIR / CHILD_PACKAGE, package / CHILD_PACKAGE, ignore=shutil.ignore_patterns("__pycache__"))
         target = runtime / "submission" / self._submission_rel()
         target.mkdir(parents=True, exist_ok=True)
         copied = 0
@@ -155,7 +151,7 @@ class ChildStarter:
         return env
 
     def _launch(self, plan: Plan) -> ChildProcess:
-        gpu = _gpu_present()
+        gpu = gpu_present()
         uid = self._job_user.uid if self.sandbox and self._job_user is not None else None
         drop_in_child = bool(plan.bwrap) and uid is not None  # bubblewrap as root; the child drops at once
         # The child starts Python isolated (-I): it is handed the package folders this process uses,
@@ -174,20 +170,20 @@ class ChildStarter:
                                     tmpfs_mb=self.limits.tmpfs_mb, as_root=drop_in_child)
                 for key, value in self._child_env(home).items():
                     cmd += ["--setenv", key, value]
-                cmd += [sys.executable, "-I", "-B", "/grader-child/grader/child.py", python_path]
+                cmd += [sys.executable, "-I", "-B", "/grader-child/grader/probes/child.py", python_path]
                 if drop_in_child:
                     cmd += ["--uid", str(uid)]
                 env, cwd = {}, "/"
             else:
                 home = str(runtime / "home")
-                cmd = [sys.executable, "-I", "-B", str(runtime / "grader-child" / "grader" / "child.py"), python_path]
+                cmd = [sys.executable, "-I", "-B", str(runtime / "grader-child" / "grader" / "probes" / "child.py"), python_path]
                 env, cwd = self._child_env(home), inner_cwd
         stderr_file = tempfile.NamedTemporaryFile(prefix="grader-child-stderr-", delete=False)
         stderr_path = Path(stderr_file.name)
         try:
             proc = spawn(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr_file,
                          cwd=cwd, env=env, start_new_session=True,
-                         preexec_fn=_limit_preexec(self.limits, data_limit=gpu,
+                         preexec_fn=limit_preexec(self.limits, data_limit=gpu,
                                                    uid=None if drop_in_child else uid, own_uid=uid is not None,
                                                    # a local run is the student's own machine: crashes
                                                    # and hangs are caught, memory is theirs to use

@@ -20,7 +20,7 @@ from functools import lru_cache
 
 import torch
 
-from grader.kernel_source import is_jit
+from grader.kernels.source import is_jit
 from grader.paths import EXERCISES, KERNEL_MAPS, KERNEL_MAPS_ENV, reference_file
 from grader.probes.triton_map import MAX_ELEMENTS, MAX_OUTSIDE  # what the probes keep: nothing larger is drawn
 from grader.tasks import TRITON_EXERCISES
@@ -33,7 +33,7 @@ INTEGER_DTYPES = (torch.int16, torch.int32, torch.int64)
 
 # ------------------------------------------------------------------------------ checking the record
 
-def _kernels_in(source: str) -> dict[str, frozenset[str]]:
+def kernels_in(source: str) -> dict[str, frozenset[str]]:
     """{kernel: its pointer parameters (``*_ptr``)} of the ``@triton.jit`` functions in ``source`` that
     take a pointer (a helper such as ``_activation(g, ACTIVATION)`` takes none)."""
     kernels = {}
@@ -58,7 +58,7 @@ def kernel_parameters() -> dict[str, frozenset[str]]:
     for exercise in sorted(TRITON_EXERCISES):
         for path in (reference_file(exercise), EXERCISES / f"{exercise}.py"):
             try:
-                kernels.update(_kernels_in(path.read_text(encoding="utf-8")))
+                kernels.update(kernels_in(path.read_text(encoding="utf-8")))
                 break
             except (OSError, SyntaxError, ValueError):
                 continue  # not in this checkout (the release has no reference), or mid-edit: the next one

@@ -8,7 +8,7 @@ launch code in place of its own ``@triton.jit`` functions. The suite runs that c
 own, so the tensors the kernel tests judge were computed by the student's kernels, launched by trusted
 code on tensors the test picked; no Python of the student's runs there, because under the
 interpreter a kernel body is plain Python and anything outside Triton's language
-(``grader/kernel_language.py``) is refused before it runs.
+(``grader/kernels/language.py``) is refused before it runs.
 
 The copy is written from the checked syntax trees, never from the student's text: each statement is
 unparsed onto the line it started on in the student's file (a statement written over several lines
@@ -16,7 +16,7 @@ takes the first), so an out-of-bounds message that says ``triton_swiglu.py:42`` 
 the student's file. Comments are not copied. The copy is parsed again before anything runs it, and
 must be exactly the header, the checked kernels and the launch code (``check_assembled``): no
 character of the student's file (a line separator Python keeps inside a comment, say) can put a
-statement of theirs into it (``grader/kernel_writing.py``).
+statement of theirs into it (``grader/kernels/writing.py``).
 
 A kernel that cannot be taken (still the stub, missing, another signature, not Triton language) is
 reported per kernel (``Assembled.problems``): the other kernel is still graded.
@@ -29,8 +29,8 @@ import builtins
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.kernel_language import KernelSourceError, allowed_attributes, check_body, source_excerpt
-from grader.kernel_writing import check_assembled, written
+from grader.kernels.language import KernelSourceError, allowed_attributes, check_body, source_excerpt
+from grader.kernels.writing import check_assembled, written
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,8 @@ HEADER = struct.Struct(">cQ")
 
 
 def _grader_package_root() -> str:
-    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    """The folder holding ``grader/``: this file is ``grader/probes/child.py``."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 class Channel:
@@ -121,6 +122,7 @@ def main() -> None:
         current["stage"] = stage
         channel.write(b"S", stage.encode("utf-8", "replace"))
 
+    probes.load_all()
     probes.core.STAGE_LISTENER = announce
 
     modules: dict[str, object] = {}

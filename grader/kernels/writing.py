@@ -1,6 +1,6 @@
 """The kernels-only file written from the checked syntax trees, and checked again before anything runs it.
 
-``grader/kernel_source.py`` decides what may be taken out of a student's file; this writes it. Never
+``grader/kernels/source.py`` decides what may be taken out of a student's file; this writes it. Never
 from the student's text: each statement is unparsed onto the line it started on in the student's
 file (or the next free one), so a message that names a line still means the student's line, and
 the file is parsed again and compared, statement for statement, with what was checked.

@@ -1,5 +1,5 @@
 """What a student's kernel body may hold: Triton's language, and nothing through which Python of the
-student's could run where the kernels are judged (``grader/kernel_source.py`` takes the kernels).
+student's could run where the kernels are judged (``grader/kernels/source.py`` takes the kernels).
 """
 
 from __future__ import annotations
