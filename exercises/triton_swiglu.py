@@ -10,8 +10,8 @@ per operation and every intermediate makes a round trip through memory. One fuse
 ``gate`` and ``value`` once and writes ``out`` once; a fused backward reads ``grad_out``, ``gate`` and
 ``value`` and writes ``grad_gate`` and ``grad_value``, recomputing the sigmoid instead of storing it.
 
-Fill in the seven numbered TODOs, then run ``pytest tests/test_triton_swiglu.py`` (this task alone:
-``-m swiglu``). Without a GPU the kernels run in Triton's interpreter; the suite switches it on, you
+Fill in the seven numbered TODOs, then run ``pytest tests -m swiglu`` (the kernels' tests alone:
+``pytest tests/test_triton_swiglu.py``). Without a GPU the kernels run in Triton's interpreter; the suite switches it on, you
 set nothing. Each test names the function and TODO it checks.
 
 How the kernels see the tensors (the scaffolding below prepares this; read it once):

@@ -29,7 +29,7 @@ from grader.safe_text import printable
 from grader.results import FIELDS, KINDS, Grade, TestResult
 from grader.sandbox import (MAX_SUBMISSION_FILE_BYTES, MAX_SUBMISSION_FILES, SANDBOX_ENV, SANDBOX_STARTED_ENV, Limits,
                             become_subreaper, exercise_folder, kill_group, kill_strays, spawn)
-from grader.tasks import TASK_TITLES
+from grader.tasks import SUITES, TASK_TITLES
 
 
 class GraderFailure(Exception):
@@ -65,10 +65,11 @@ def content_seed(submission: Path) -> int:
 
 
 def suite_paths() -> list[Path]:
-    tests = REPO / "tests"
-    suites = sorted(tests.glob("test_*.py"))
-    if not suites:
-        raise GraderFailure(f"the grader's graded suites are missing: no tests/test_*.py in {REPO}")
+    """The registry's suites (grader/tasks.py): a test file it does not name is never part of a grade."""
+    suites = [REPO / "tests" / name for name in SUITES]
+    missing = [path.name for path in suites if not path.is_file()]
+    if missing:
+        raise GraderFailure(f"the grader's graded suites are missing: no {', '.join(missing)} in {REPO / 'tests'}")
     return suites
 
 

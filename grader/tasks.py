@@ -1,8 +1,9 @@
 """The task registry: every graded task, once.
 
 A task is what a grade is split into: its name is the pytest marker its tests carry, its title is what
-reports show, its exercise is the file a student edits (``exercises/<exercise>.py``) and its suite the
-file that grades it (``tests/<suite>``). Points live on the tests themselves (``@pytest.mark.points``);
+reports show, its exercise is the file a student edits (``exercises/<exercise>.py``) and its suites the
+files that grade it (``tests/<suite>``, split by topic where one file would be too long to read).
+Points live on the tests themselves (``@pytest.mark.points``);
 the grading policy (in the instructor's repository) says what each known mistake costs.
 """
 
@@ -16,20 +17,23 @@ class Task:
     name: str
     title: str
     exercise: str
-    suite: str
+    suites: tuple[str, ...]
     triton: bool = False  # its exercise is Triton kernels: Triton is a requirement, the code runs in a child
 
 
 TASKS = (
-    Task("mlp", "MLP", "mlp_block", "test_mlp.py"),
-    Task("glu", "GLU", "mlp_block", "test_mlp.py"),
-    Task("swiglu", "SwiGLU", "triton_swiglu", "test_triton_swiglu.py", triton=True),
-    Task("cost", "Cost", "mlp_cost", "test_cost.py"),
-    Task("gated", "Fused gated MLP", "triton_gated_mlp", "test_triton_gated_mlp.py", triton=True),
+    Task("mlp", "MLP", "mlp_block", ("test_mlp.py",)),
+    Task("glu", "GLU", "mlp_block", ("test_mlp.py",)),
+    Task("swiglu", "SwiGLU", "triton_swiglu",
+         ("test_triton_swiglu.py", "test_triton_swiglu_autograd.py", "test_triton_swiglu_block.py"), triton=True),
+    Task("cost", "Cost", "mlp_cost", ("test_cost.py",)),
+    Task("gated", "Fused gated MLP", "triton_gated_mlp", ("test_triton_gated_mlp.py",), triton=True),
 )
 TASK_NAMES = tuple(task.name for task in TASKS)
 TASK_TITLES = {task.name: task.title for task in TASKS}
 TRITON_EXERCISES = frozenset(task.exercise for task in TASKS if task.triton)
+# Every graded suite file, once, in the registry's order (a suite may grade two tasks).
+SUITES = tuple(dict.fromkeys(suite for task in TASKS for suite in task.suites))
 
 
 def parse_tasks(value: str | None, option: str = "--tasks") -> list[str] | None:
@@ -48,4 +52,4 @@ def register_markers(config) -> None:
     by the suites' conftest, and by the maintainers' self-checks, which import the suites."""
     for task in TASKS:
         config.addinivalue_line("markers", f"{task.name}: task {task.title} (exercises/{task.exercise}.py,"
-                                           f" graded by tests/{task.suite})")
+                                           f" graded by {', '.join('tests/' + s for s in task.suites)})")

@@ -74,17 +74,30 @@ def expected_failures(variant: Path) -> dict[str, str]:
     return expected
 
 
-def run_suite(suite: str, target: str, *extra: str, timeout: float = 300, threads: int | None = None,
-              preloaded: bool = False, only: Sequence[str] = (), pictures: bool = False
+def suite_of(suites: tuple[str, ...], test_id: str) -> str:
+    """Which of a task's suite files defines the test ``test_id`` (``test_x[param]``)."""
+    name = test_id.split("[")[0]
+    for suite in suites:
+        tree = ast.parse((REPO / "tests" / suite).read_text())
+        if any(isinstance(node, ast.FunctionDef) and node.name == name for node in tree.body):
+            return suite
+    raise KeyError(f"no test {name} in {', '.join(suites)}")
+
+
+def run_suite(suite: str | tuple[str, ...], target: str, *extra: str, timeout: float = 300,
+              threads: int | None = None, preloaded: bool = False, only: Sequence[str] = (), pictures: bool = False
               ) -> tuple[int, dict[str, Outcome]]:
-    """Run ``tests/<suite>`` with ``--target target``; returns (exit code, outcomes by test id).
+    """Run ``tests/<suite>`` (or each of a task's suite files) with ``--target target``; returns (exit code,
+    outcomes by test id).
 
     ``only``: run just these test ids (``test_x[param]``) of the suite, not all of it.
     ``pictures``: let failing kernel tests save their PNG maps (off: they cost time, and nobody looks).
     """
+    suites = (suite,) if isinstance(suite, str) else tuple(suite)
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.xml"
-        selection = [f"tests/{suite}::{test_id}" for test_id in only] or [f"tests/{suite}"]
+        selection = ([f"tests/{suite_of(suites, test_id)}::{test_id}" for test_id in only]
+                     or [f"tests/{name}" for name in suites])
         # No cache: runs side by side would write the same .pytest_cache files at once.
         argv = [*selection, "--target", target, "-q", "-p", "no:cacheprovider", f"--junitxml={report}",
                 *extra]
@@ -173,7 +186,7 @@ def reference_sources() -> dict[str, str]:
             for p in sorted(REFERENCE.glob("reference_*.py"))}
 
 
-def run_variant(suite: str, exercise: str, variant: Path, *extra: str,
+def run_variant(suite: str | tuple[str, ...], exercise: str, variant: Path, *extra: str,
                 **options) -> tuple[int, dict[str, Outcome]]:
     """Grade ``variant`` as if it were the student's ``exercise``.py; ``options`` go to run_suite."""
     with tempfile.TemporaryDirectory() as folder:

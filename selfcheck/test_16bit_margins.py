@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 
 from tests.checks import ulp
-from tests.test_triton_swiglu import (EAGER_MEAN_SLACK, GATE_SCALE, HALF_SHAPE, backward_formula, draw,
+from tests.swiglu_support import (EAGER_MEAN_SLACK, GATE_SCALE, HALF_SHAPE, backward_formula, draw,
                                       eager_backward, eager_forward, forward_formula, mean_ulps, tolerance)
 
 SEEDS = 50

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import pytest
 
+from grader.tasks import TASKS
 from selfcheck.variant_checks import VariantChecks
+
+SWIGLU_SUITES = next(task.suites for task in TASKS if task.name == "swiglu")
 
 pytest.importorskip("triton", reason="Triton is not installed (Linux only): the fused SwiGLU suite skips too")
 
@@ -22,6 +25,6 @@ WHOLE_SUITE = {"missing_mask"} | ONLY_NAMED
 
 
 class TestTritonVariants(VariantChecks):
-    suite, exercise, min_wrong, min_correct = "test_triton_swiglu.py", "triton_swiglu", 8, 2
+    suite, exercise, min_wrong, min_correct = SWIGLU_SUITES, "triton_swiglu", 8, 2
     whole_suite = WHOLE_SUITE
     only_named = frozenset(ONLY_NAMED)

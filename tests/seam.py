@@ -168,7 +168,8 @@ def error_fields(error: dict) -> dict[str, str]:
     the evidence's fields, never from its message."""
     stage = str(error.get("stage", ""))
     if error.get("not_implemented"):
-        return {"kind": "not_implemented", "cause": f"not implemented: {stage}"}
+        # One raise statement of the stub is one cause, whichever method or test reached it.
+        return {"kind": "not_implemented", "cause": f"not implemented: {error.get('where') or stage}"}
     if error.get("out_of_time"):
         return {"kind": "out_of_time", "cause": "out of time"}
     if error.get("type") == "FileNotFoundError" and stage.startswith("import "):

@@ -1,0 +1,222 @@
+"""What the fused SwiGLU kernel tests say when a kernel's values are wrong: the diagnosis (which term,
+which layout, which precision), the memory maps, and the checks of a kernel's outputs."""
+
+from __future__ import annotations
+
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from grader.kernels import maps as kernel_map
+from tests.checks import expect_rounded, expect_shape, fail, rounding_errors
+from tests.kernel_target import StudentKernels, verdict_data
+from tests.swiglu_support import (BROADCAST_ROW_HINT, backward_formula, close_hint, CONTIGUITY_HINT,
+                                  contiguous_reads, eager_backward, eager_forward, expect_as_accurate_as_eager,
+                                  expect_kernels_launched, forward_formula, FUNCTION, KERNEL, kernel_where, roughly,
+                                  run_kernels, tolerance, unwritten_hint)
+
+
+def diagnose_forward(got, gate, value, layout, tol) -> str:
+    g, v = gate.double(), value.double()
+    exact = forward_formula(gate, value)
+    candidates = [
+        (close_hint(tol), exact),
+        ("the output is sigmoid(gate) * value: SiLU is gate * sigmoid(gate)", torch.sigmoid(g) * v),
+        ("the output is silu(value) * gate: the activation belongs on gate, value stays linear", F.silu(v) * g),
+        ("the output is silu(gate) alone: multiply by value", F.silu(g)),
+        ("the output is gate * value: the activation silu(gate) = gate * sigmoid(gate) is missing", g * v),
+        ("the output is silu(gate) * silu(value): only gate gets the activation", F.silu(g) * F.silu(v)),
+    ]
+    if layout == "chunk":
+        flat_g, flat_v = contiguous_reads(gate, value)
+        candidates.append((CONTIGUITY_HINT, F.silu(flat_g) * flat_v))
+    for hint, candidate in candidates:
+        if roughly(got, candidate):
+            return hint
+    return "check TODO 1 step by step: out = gate * sigmoid(gate) * value, computed in COMPUTE_DTYPE"
+
+
+def diagnose_backward(got_gate, got_value, grad_out, gate, value, layout, tol) -> str:
+    go, g, v = grad_out.double(), gate.double(), value.double()
+    want_gate, want_value = backward_formula(grad_out, gate, value)
+    sig = torch.sigmoid(g)
+    if roughly(got_gate, want_value) and roughly(got_value, want_gate):
+        return ("grad_gate and grad_value are swapped: store d loss/d gate through grad_gate_ptr and"
+                " d loss/d value through grad_value_ptr, and return them in the order (grad_gate, grad_value)")
+    if layout == "chunk":
+        flat_g, flat_v = contiguous_reads(gate, value)
+        if roughly(got_value, go * F.silu(flat_g)):
+            return CONTIGUITY_HINT
+    if not roughly(got_gate, want_gate):
+        product_rule = "silu(g) = g * sigmoid(g) is a product"
+        for hint, candidate in [
+            (close_hint(tol), want_gate),
+            (f"grad_gate is grad_out * value * sigmoid(gate): that treats sigmoid(gate) as a constant;"
+             f" {product_rule}, so the product rule gives a second term", go * v * sig),
+            (f"grad_gate has only the term with sigmoid's derivative; {product_rule}, and the product rule"
+             " also gives the term where g is differentiated", go * v * g * sig * (1 - sig)),
+            (f"grad_gate uses the derivative of sigmoid, not of silu: {product_rule}", go * v * sig * (1 - sig)),
+            ("d sigmoid(g)/dg = sigmoid(g) * (1 - sigmoid(g)): the second term has sigmoid(gate) where"
+             " 1 - sigmoid(gate) belongs", go * v * sig * (1 + g * sig)),
+            ("d sigmoid(g)/dg = sigmoid(g) * (1 - sigmoid(g)): the factor 1 - sigmoid(gate) is missing",
+             go * v * sig * (1 + g)),
+            ("d sigmoid(g)/dg = sigmoid(g) * (1 - sigmoid(g)): the second term lacks the factor sigmoid(gate)",
+             go * v * (sig + g * (1 - sig))),
+            ("grad_gate lacks the factor value: out = silu(gate) * value", go * sig * (1 + g * (1 - sig))),
+            ("grad_gate lacks the factor grad_out: the chain rule multiplies by it", v * sig * (1 + g * (1 - sig))),
+        ]:
+            if roughly(got_gate, candidate):
+                return hint
+        return ("grad_gate is wrong: d out/d gate = value * d silu(gate)/d gate; work the derivative of"
+                " g * sigmoid(g) out with the product rule and d sigmoid/dg = sigmoid * (1 - sigmoid)")
+    for hint, candidate in [
+        (close_hint(tol), want_value),
+        ("grad_value is grad_out * sigmoid(gate): d out/d value is silu(gate) = gate * sigmoid(gate)", go * sig),
+        ("grad_value lacks the factor grad_out: the chain rule multiplies by it", g * sig),
+        ("grad_value is grad_out * value: d out/d value is silu(gate)", go * v),
+    ]:
+        if roughly(got_value, candidate):
+            return hint
+    return "grad_value is wrong: d out/d value = silu(gate) = gate * sigmoid(gate), times grad_out"
+
+
+def value_cause(op: str, tol: dict, found: list[tuple[str, str]], diagnosed) -> tuple[str, str]:
+    """(cause, hint) for a kernel's wrong values: the first of ``found`` (cause, hint) with a hint, else
+    the diagnosis, whose hint is its cause (a fixed sentence per mistake; being close to the formula but
+    not within the rounding budget is one cause, whatever the numbers)."""
+    for cause, hint in found:
+        if hint:
+            return (cause if cause == "unexplained" else f"{op}: {cause}"), hint
+    hint = diagnosed()
+    return f"{op}: {'not within the rounding budget' if hint == close_hint(tol) else hint}", hint
+
+
+def launch(target) -> str:
+    """Whose launch code ran: "trusted" (the kernel tests: the stub's, with the student's kernels) or "yours"."""
+    return "trusted" if isinstance(target.backend, StudentKernels) else "yours"
+
+
+def overwritten_inputs(target, evidence: dict, op: str) -> str:
+    """The probes record which inputs changed; an output wrong because the inputs were overwritten says so."""
+    changed = evidence.get("inputs_changed") or []
+    if not changed:
+        return ""
+    return (f"{FUNCTION[op]} changed its input(s) {', '.join(changed)} in place while computing: store the results"
+            f" only through the output pointer(s) into the new tensors the launch code allocates"
+            f" ({kernel_where(target, op)})")
+
+
+def too_few_to_tell(exact: torch.Tensor) -> str:
+    """With a handful of elements the known mistakes cannot be told apart: say so rather than guess."""
+    if exact.numel() >= 16:
+        return ""
+    return (f"with {exact.numel()} element(s) the cause cannot be told apart from the numbers; the tests on larger"
+            " shapes ([1d], [2d]) name it")
+
+
+def check_dtype(target, op: str, got: torch.Tensor, dtype: torch.dtype, name: str) -> None:
+    if got.dtype != dtype:
+        fail(f"{FUNCTION[op]} returned {name} as {got.dtype} for {dtype} inputs: allocate it with the inputs'"
+             f" dtype (torch.empty_like(gate)); the kernel computes in COMPUTE_DTYPE and converts to"
+             f" {name}'s own dtype in tl.store (one rounding, and half the memory traffic of float32)")
+
+
+def check_forward(target, evidence, gate, value, layout="contiguous") -> None:
+    expect_kernels_launched(target, evidence, "forward", todo="TODO 1")
+    out = evidence["out"]
+    expect_shape(out.shape, gate.shape, f"swiglu_forward on inputs of shape {tuple(gate.shape)}",
+                 "the output has the inputs' shape")
+    check_dtype(target, "forward", out, gate.dtype, "out")
+    exact = forward_formula(gate, value)
+    tol = tolerance(gate.dtype, exact, eager_forward(gate, value))
+    bad = rounding_errors(out, exact, **tol)
+    cause, hint = "unexplained", ""
+    if bool(bad.any()):
+        cause, hint = value_cause("forward", tol, [
+            ("inputs overwritten", overwritten_inputs(target, evidence, "forward")),
+            ("elements never written", unwritten_hint(out, exact, layout, launch(target))),
+            ("unexplained", too_few_to_tell(exact))], lambda: diagnose_forward(out, gate, value, layout, tol))
+    what = f"{kernel_where(target, 'forward')}: silu(gate) * value in {gate.dtype}"
+    expect_rounded(out, exact, what, hint + memory_map(evidence, "forward", "out"), **tol, cause=cause)
+    expect_as_accurate_as_eager(out, exact, eager_forward(gate, value), what, tol)
+
+
+KERNEL_INPUTS = {"forward": ["gate_ptr", "value_ptr"], "backward": ["grad_out_ptr", "gate_ptr", "value_ptr"]}
+
+
+def memory_map(evidence: dict, op: str, output: str) -> str:
+    """What the kernel touched, drawn for a test that failed on ``output`` (grader/kernels/maps.py)."""
+    return kernel_map.explain(evidence.get("maps"), f"{output}_ptr", KERNEL_INPUTS[op], elementwise=True)
+
+
+
+
+def check_backward(target, evidence, grad_out, gate, value, layout="contiguous", grad_out_layout="contiguous") -> None:
+    expect_kernels_launched(target, evidence, "backward", todo="TODO 2")
+    want_gate, want_value = backward_formula(grad_out, gate, value)
+    got_gate, got_value = evidence["grad_gate"], evidence["grad_value"]
+    for name, got in (("grad_gate", got_gate), ("grad_value", got_value)):
+        expect_shape(got.shape, gate.shape, f"swiglu_backward's {name} for inputs of shape {tuple(gate.shape)}",
+                     "each gradient has its input's shape")
+        check_dtype(target, "backward", got, gate.dtype, name)
+    eager = eager_backward(grad_out, gate, value)
+    for name, got, exact, by_eager in (("grad_gate", got_gate, want_gate, eager[0]),
+                                       ("grad_value", got_value, want_value, eager[1])):
+        tol = tolerance(gate.dtype, exact, by_eager)
+        bad = rounding_errors(got, exact, **tol)
+        cause, hint = "unexplained", ""
+        if bool(bad.any()):
+            cause, hint = value_cause("backward", tol, [
+                ("inputs overwritten", overwritten_inputs(target, evidence, "backward")),
+                ("elements never written", unwritten_hint(got, exact, layout, launch(target))),
+                ("unexplained", too_few_to_tell(exact))],
+                lambda tol=tol: diagnose_backward(got_gate, got_value, grad_out, gate, value, layout, tol))
+            if grad_out_layout == "broadcast_row":
+                cause, hint = "backward: grad_out's own stride", BROADCAST_ROW_HINT
+        what = f"{kernel_where(target, 'backward')}: {name} in {gate.dtype}"
+        expect_rounded(got, exact, what, hint + memory_map(evidence, "backward", name), **tol, cause=cause)
+        expect_as_accurate_as_eager(got, exact, by_eager, what, tol)
+
+
+_kernel_verdicts: dict[tuple[int, str, str], str] = {}
+
+
+def kernel_verdict(kernels, op: str, device: str) -> str:
+    """Why the ``op`` kernel does not compute SwiGLU where no Python of the student's runs (the
+    ``kernels`` process); "" when it does. One run, once per session, on verdict_data."""
+    key = (id(kernels), op, device)
+    if key not in _kernel_verdicts:
+        data = verdict_data(f"swiglu {op}")
+        try:
+            evidence, gate, value, grad_out = run_kernels(kernels, data, op, (3, 37), device=device)
+            if op == "forward":
+                check_forward(kernels, evidence, gate, value)
+            else:
+                check_backward(kernels, evidence, grad_out, gate, value)
+            _kernel_verdicts[key] = ""
+        except pytest.fail.Exception as failure:
+            _kernel_verdicts[key] = str(failure).splitlines()[0] if str(failure) else f"the {op} kernel failed"
+    return _kernel_verdicts[key]
+
+
+def expect_kernel_computes(kernels, op: str, device: str, what: str) -> None:
+    """A property of the ``op`` kernel (bounds, inputs untouched, empty input) counts once that kernel
+    computes SwiGLU: a kernel that writes nothing has every one of them."""
+    verdict = kernel_verdict(kernels, op, device)
+    if verdict:
+        fail(f"{what}, but this counts once {KERNEL[op][0]} computes its results ({KERNEL[op][1]};"
+             f" test_{op}_float32 passes); it does not yet: {verdict}", waits_on=f"test_{op}_float32",
+             todo=KERNEL[op][1])
+
+
+def expect_kernels_compute_swiglu(kernels, device: str, what: str) -> None:
+    """A value the student's own process computed counts only once the kernels compute SwiGLU where no
+    Python of the student's runs (the ``kernels`` process): in the student's process, any code of the
+    file could make a launch "compute" whatever it likes."""
+    op = "forward" if kernel_verdict(kernels, "forward", device) else "backward"
+    verdict = kernel_verdict(kernels, op, device)
+    if verdict:
+        fail(f"{what}: this counts once your kernels compute SwiGLU on their own"
+             f" (test_forward_float32 and test_backward_float32 pass); they do not yet: {verdict}",
+             waits_on=f"test_{op}_float32", todo=KERNEL[op][1])

@@ -1,0 +1,317 @@
+"""What the fused SwiGLU suites share: inputs, the exact formulas, tolerances, running the kernels,
+the stand-in kernels' coefficients, and the premise the autograd and block tests rest on.
+
+The suites (``test_triton_swiglu.py``: the kernels; ``test_triton_swiglu_autograd.py``: the wiring;
+``test_triton_swiglu_block.py``: FusedSwiGLU) judge two targets, so that the points for a working
+kernel come from the kernel alone:
+
+* ``kernels``: the student's ``_swiglu_forward_kernel`` and ``_swiglu_backward_kernel``, read out of the
+  file without running it, checked to be Triton language with the stub's parameters, and launched by
+  the reference's launch code in a process of their own (``grader/kernels/source.py``).
+* ``target``: the student's file as it is (the launch, empty, in-place, autograd and block tests).
+
+Kernel outputs are compared with the float64 formula evaluated on the very inputs the kernels got:
+
+* float32: within 2**-18 relative (32 units in the last place), plus 2**-20 of the largest value for
+  the cancellation in the derivative near its zero (gate = -1.28). That is what float32 arithmetic
+  with the GPU's fast exp loses for |gate| up to about 12; a wrong term is off by orders more.
+* float16 and bfloat16: at least as accurate as PyTorch eager on the same inputs. Eager's
+  ``F.silu(gate) * value`` rounds twice (silu, then the product) and errs by up to about 1.5 units in
+  the last place; a kernel may err as much as eager does at worst on the same tensor, plus a tenth
+  (``EAGER_SLACK``: a kernel that rounds where eager does, from a float32 silu of its own, can land on
+  the other side of a rounding boundary), never less than half a unit (one rounding), plus the
+  float32 allowance above; and on average no more than eager errs, plus 8 % (``EAGER_MEAN_SLACK``),
+  which is what tells a kernel computing in 16 bits from eager where the worst elements alone do not. The ideal the messages teach
+  is one rounding: compute in float32, round when storing. A kernel that computes in 16 bits rounds
+  after every operation and errs by 2 to 7 units. Under the interpreter, bfloat16 arithmetic and
+  conversions round as on a GPU (``grader/probes/``), so the bound is the same on CPU and GPU.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from grader.kernels import maps as kernel_map
+from grader.kernels.source import SWIGLU
+from tests.checks import Block, BLOCKS, fail, is_close, rounding_errors, ulp
+from tests.kernel_target import start_side_by_side, student_kernels
+from tests.seam import error_fields, format_error, Target
+from tests.snapshot import triton_launch_code
+
+EXERCISE = "triton_swiglu"
+GATE_SCALE = 3.0  # gate spreads over about [-12, 12]: both tails of the sigmoid and the silu minimum
+FLOAT32_RTOL = 2.0**-18
+CANCELLATION = 2.0**-20  # times the largest |expected|: absolute slack where the derivative crosses 0
+EAGER_SLACK = 1.1  # 16 bits: up to this times eager's worst error (margins checked over 50 seeds by the self-checks)
+EAGER_MEAN_SLACK = 1.08  # and up to this times eager's mean error
+
+SHAPES = {"0d": (), "1d": (3001,), "2d": (37, 129), "3d": (3, 17, 65), "4d": (2, 3, 5, 33)}  # no multiple of a block
+HALF_SHAPE = (61, 67)  # 4087 elements: enough that a kernel computing in 16 bits shows
+LAYOUT_SHAPES = {"chunk": (4, 6, 45), "transposed": (45, 37), "strided": (6, 45)}
+EMPTY_SHAPES = [(0,), (3, 0, 5)]
+
+FUSED = Block(
+    "FusedSwiGLU", EXERCISE, "TODO 6", "TODO 7", BLOCKS["GLU"].layers, BLOCKS["GLU"].count_formula,
+    BLOCKS["GLU"].count,
+)
+KERNEL = {"forward": ("_swiglu_forward_kernel", "TODO 1"), "backward": ("_swiglu_backward_kernel", "TODO 2")}
+FUNCTION = {"forward": "swiglu_forward", "backward": "swiglu_backward"}
+
+
+# ------------------------------------------------------------------------------------ helpers
+
+@pytest.fixture(scope="session")
+def kernels(pytestconfig, target, tmp_path_factory) -> Target:
+    """The student's two kernels alone, launched by the reference's launch code (tests/kernel_target.py)
+    on the tensors the test picks. The kernel tests judge what this computes, so the kernels must do
+    the work: no Python of the student's runs there."""
+    def kernels_of(kwargs: dict) -> list[str]:
+        ops = [kwargs["op"]] if "op" in kwargs else [case["op"] for case in kwargs.get("cases", [])]
+        return [KERNEL[op][0] for op in ops]
+
+    return student_kernels(pytestconfig, target, tmp_path_factory.mktemp("kernels"), SWIGLU, triton_launch_code(),
+                           kernels_of)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def start_both_processes(target, kernels) -> None:
+    """The student's file and the student's kernels run in a process each, started side by side."""
+    start_side_by_side([target, kernels], EXERCISE, "swiglu")
+
+
+def draw(gen, shape, dtype, scale=1.0) -> torch.Tensor:
+    return (torch.randn(shape, generator=gen, dtype=torch.float64) * scale).to(dtype)
+
+
+def kernel_where(target, op: str) -> str:
+    kernel, todo = KERNEL[op]
+    return f"{kernel} ({todo} in {target.where(EXERCISE)})"
+
+
+def forward_formula(gate, value) -> torch.Tensor:
+    gate, value = gate.double(), value.double()
+    return gate * torch.sigmoid(gate) * value
+
+
+def backward_formula(grad_out, gate, value) -> tuple[torch.Tensor, torch.Tensor]:
+    grad_out, gate, value = grad_out.double(), gate.double(), value.double()
+    sig = torch.sigmoid(gate)
+    return grad_out * value * sig * (1 + gate * (1 - sig)), grad_out * gate * sig
+
+
+def eager_forward(gate, value) -> torch.Tensor:
+    """What PyTorch eager computes in the inputs' own dtype: the yardstick for 16-bit accuracy."""
+    return F.silu(gate) * value
+
+
+def eager_backward(grad_out, gate, value) -> tuple[torch.Tensor, torch.Tensor]:
+    gate, value = gate.detach().clone().requires_grad_(True), value.detach().clone().requires_grad_(True)
+    eager_forward(gate, value).backward(grad_out.to(gate.dtype))
+    return gate.grad, value.grad
+
+
+def ulps(got: torch.Tensor, exact: torch.Tensor) -> float:
+    """The largest error of ``got`` in units in the last place of its dtype (0 for an empty tensor)."""
+    if not got.numel():
+        return 0.0
+    return float(((got.double() - exact.double()).abs() / ulp(exact, got.dtype)).max())
+
+
+def tolerance(dtype: torch.dtype, exact: torch.Tensor, eager: torch.Tensor | None = None) -> dict:
+    """The rounding budget for ``dtype`` (see the module docstring for why); ``eager``: PyTorch eager's
+    result on the same inputs, which sets the budget in 16 bits."""
+    atol = CANCELLATION * float(exact.abs().max()) if exact.numel() else 0.0
+    if dtype == torch.float64:
+        return {"roundings": 0.0, "rtol": 1e-12, "atol": 1e-12 * atol / CANCELLATION}
+    if dtype == torch.float32:
+        return {"roundings": 0.0, "rtol": FLOAT32_RTOL, "atol": atol}
+    return {"roundings": max(0.5, EAGER_SLACK * ulps(eager, exact)), "rtol": FLOAT32_RTOL, "atol": atol}
+
+
+def mean_ulps(got: torch.Tensor, exact: torch.Tensor) -> float:
+    return float(((got.double() - exact.double()).abs() / ulp(exact, got.dtype)).mean()) if got.numel() else 0.0
+
+
+def expect_as_accurate_as_eager(got: torch.Tensor, exact: torch.Tensor, eager: torch.Tensor, what: str,
+                                tol: dict) -> None:
+    """16 bits: on average no less accurate than PyTorch eager on the same inputs (after expect_rounded)."""
+    if got.dtype not in (torch.float16, torch.bfloat16):
+        return
+    mine, eagers = mean_ulps(got, exact), mean_ulps(eager, exact)
+    if mine > EAGER_MEAN_SLACK * eagers:
+        fail(f"{what}: mean error {mine:.3f} ulp, PyTorch eager's on the same inputs {eagers:.3f} ulp (allowed"
+             f" {EAGER_MEAN_SLACK:g} times that): {less_accurate_than_eager(tol)}")
+
+
+def less_accurate_than_eager(tol: dict) -> str:
+    return (f"less accurate than PyTorch eager (F.silu(gate) * value, and its autograd; allowed:"
+            f" {tol['roundings']:.2f} ulp on these inputs, eager's worst error plus a tenth): is the kernel computing in"
+            " 16 bits? Convert right after tl.load to"
+            " COMPUTE_DTYPE, compute there, and convert to the output's dtype only in tl.store: one rounding,"
+            " half an ulp")
+
+
+def roughly(got: torch.Tensor, candidate: torch.Tensor) -> bool:
+    """Loose enough for 16-bit outputs, tight enough to tell the known mistakes apart."""
+    scale = float(candidate.abs().max()) if candidate.numel() else 0.0
+    return is_close(got, candidate, 2e-2, 1e-2 * scale)
+
+
+def run_kernels(target, gen, op, shape, dtype=torch.float32, layout="contiguous", grad_out_layout="contiguous",
+                device="cpu", **extra):
+    """Inputs drawn here, laid out by the probe; returns (evidence, gate, value, grad_out)."""
+    gate = draw(gen, shape, dtype, GATE_SCALE)
+    value = draw(gen, shape, dtype)
+    grad_out = None
+    if op == "backward":
+        # An expanded grad_out holds one value: what autograd passes down from out.sum().
+        if grad_out_layout == "expanded":
+            grad_out = torch.full(shape, 0.75, dtype=dtype)
+        elif grad_out_layout == "broadcast_row":  # one row for every row: its row stride is 0
+            grad_out = draw(gen, shape[-1:], dtype).expand(shape).clone()
+        else:
+            grad_out = draw(gen, shape, dtype)
+    evidence = target.evidence(EXERCISE, "swiglu_kernels", op=op, gate=gate, value=value, grad_out=grad_out,
+                               layout=layout, grad_out_layout=grad_out_layout, device=device, **extra)
+    if "error" in evidence:
+        fail(format_error(evidence["error"]) + kernel_error_hint(evidence["error"], grad_out_layout)
+             + kernel_map.for_error(evidence["error"]), **error_fields(evidence["error"]))
+    return evidence, gate, value, grad_out
+
+
+BROADCAST_ROW_HINT = ("grad_out is one row broadcast over the others (grad_out_row_stride is 0, as autograd passes"
+                      " when the loss sums a bias-like row): address grad_out with its own stride,"
+                      " grad_out_ptr + row * grad_out_row_stride + cols, not with another tensor's")
+
+
+def kernel_error_hint(error: dict, grad_out_layout: str = "contiguous") -> str:
+    """What to do about an error a kernel raised under the interpreter, where the words say it."""
+    message = error.get("message", "")
+    if grad_out_layout == "broadcast_row" and "grad_out_ptr" in message:
+        return f". Here {BROADCAST_ROW_HINT}"
+    if re.search(r"Expected dtype \[.*fp32.*\] but got (fp16|bf16)", message):
+        return ("; the kernel computes in the inputs' 16-bit dtype, where tl.sigmoid and tl.exp accept only"
+                " float32 and float64: convert right after tl.load with .to(COMPUTE_DTYPE), compute there, and"
+                " convert to the output's dtype only in tl.store")
+    return ""
+
+
+def expect_kernels_launched(target, evidence: dict, op: str, stage: str | None = None, todo: str = "") -> None:
+    kernels = evidence["kernels"] if "kernels" in evidence else evidence.get(f"{op}_kernels", [])
+    if kernels:
+        return
+    foreign = evidence.get("foreign_kernels") or []
+    also = f" (only kernels defined elsewhere: {', '.join(foreign)})" if foreign else ""
+    stage = stage or FUNCTION[op]
+    fail(f"{stage} launched no Triton kernel of {target.where(EXERCISE)}{also}: the work must be done by"
+         f" Triton kernels launched from the exercise module, not by PyTorch operations"
+         f"{f' ({todo})' if todo else ''}")
+
+
+def stand_in_coefficients(gen) -> dict:
+    """Coefficients of the stand-in kernels (``grader/probes/``), drawn per test from the test's own
+    seed without using up its generator: no fixed formula can be returned in their place."""
+    drawn = torch.Generator().manual_seed(gen.initial_seed() ^ 0x5EED)
+    a, b, c, d = (1.25 + torch.rand(4, generator=drawn, dtype=torch.float64)).tolist()
+    return {"forward": [a, -b], "backward": [c, -d]}
+
+
+def follows(got, want: torch.Tensor) -> bool:
+    """``got`` is what the stand-in wrote (computed in float64, rounded once to ``got``'s dtype)."""
+    return (isinstance(got, torch.Tensor) and got.shape == want.shape
+            and not bool(rounding_errors(got, want.to(got.dtype), roundings=1.0).any()))
+
+
+def stand_in_text(op: str, coefficients: dict) -> str:
+    if op == "forward":
+        a, b = coefficients["forward"]
+        return f"_swiglu_forward_kernel by a stand-in that writes {a:.3f} * gate {b:+.3f} * value"
+    c, d = coefficients["backward"]
+    return (f"_swiglu_backward_kernel by a stand-in that writes grad_gate = {c:.3f} * grad_out + gate and"
+            f" grad_value = {d:.3f} * grad_out + value")
+
+
+def expect_stand_in_followed(target, ok: bool, op: str, stage: str, coefficients: dict, todo: str,
+                             foreign: list | None = None) -> None:
+    """The verdict on "does the work with the exercise's kernels": the grader replaced the kernel and
+    the result changed accordingly (see stand_in_coefficients)."""
+    if ok:
+        return
+    also = f" It launched only kernels defined elsewhere: {', '.join(foreign)}." if foreign else ""
+    fail(f"{stage} does not get its result from {KERNEL[op][0]}: with {stand_in_text(op, coefficients)}, it still"
+         f" returned something else. The work must be done by the Triton kernels of {target.where(EXERCISE)},"
+         f" launched through {FUNCTION[op]} ({todo}), not by PyTorch operations.{also}")
+
+
+def unwritten_hint(got: torch.Tensor, exact: torch.Tensor, layout: str = "contiguous", launch: str = "yours") -> str:
+    """A hint from where the NaNs are: the probes fill the inputs' surroundings and every fresh
+    allocation with NaN, so a NaN is an element read from outside or never written. (bfloat16
+    arithmetic is no cause: under the interpreter it rounds as on a GPU, see grader/probes/.)
+
+    ``launch``: "yours" where the student's own launch code ran (its grid may be the cause), "trusted"
+    in the kernel tests, whose grid the stub's launch code sets (then only the kernel can be).
+    """
+    nan = got.double().isnan() & ~exact.isnan()
+    if not bool(nan.any()):
+        return ""
+    return nan_pattern(nan, layout, launch)
+
+
+KERNEL_COVERS_ITS_BLOCK = ("The launch code starts n_rows * cdiv(n_cols, BLOCK_SIZE) programs; program pid must"
+                           " store the block of row pid // cdiv(n_cols, BLOCK_SIZE) that starts at column"
+                           " (pid % cdiv(n_cols, BLOCK_SIZE)) * BLOCK_SIZE, masked with cols < n_cols")
+
+
+def nan_pattern(nan: torch.Tensor, layout: str, launch: str = "yours") -> str:
+    if layout == "strided" and not bool(nan.all()):
+        return ("there are NaNs where the formula is finite: x[..., ::2] is a strided view with gaps between its"
+                " elements (the probes fill them with NaN), and the kernel read the gaps. Index with the strides,"
+                " or pass a .contiguous() copy (.reshape(-1) keeps the strides whenever it can)")
+    if launch == "trusted":
+        cure = KERNEL_COVERS_ITS_BLOCK
+        if bool(nan.all()):
+            return ("no element was written (all NaN, what fresh memory holds in these tests): the kernel must"
+                    " tl.store its results through the output pointer(s), with the mask. " + cure)
+    else:
+        cure = ("Does the grid round down? Launch triton.cdiv(n, BLOCK_SIZE) programs, not n // BLOCK_SIZE,"
+                " so the last, partial block gets a program too (and mask it)")
+    if bool(nan.all()):
+        return f"no element was written (all NaN, what fresh memory holds in these tests). {cure}"
+    flat = nan.reshape(-1)
+    first = int(flat.nonzero()[0])
+    if bool(flat[first:].all()):
+        return (f"the last {flat.numel() - first} elements (from flat index {first} on) are NaN and every one"
+                f" before is right: no program wrote them. {cure}")
+    rows = nan.reshape(-1, nan.shape[-1])
+    starts = {int(r.nonzero()[0]) if bool(r.any()) else -1 for r in rows}
+    if len(starts) == 1 and min(starts) > 0 and all(bool(r[min(starts):].all()) for r in rows):
+        return (f"in every row the elements from column {min(starts)} on are NaN and the ones before are right:"
+                f" no program wrote the end of the rows. {cure}")
+    unwritten = "does the grid round down?" if launch != "trusted" else "does every program store its whole block?"
+    return ("there are NaNs where the formula is finite: the probes surround the inputs with NaN and fill"
+            " fresh memory with NaN, so the kernel read outside its inputs (missing mask on tl.load?) or left"
+            f" elements unwritten ({unwritten})")
+
+
+def contiguous_reads(gate: torch.Tensor, value: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """What a kernel that ignores the row stride reads from the halves of h.chunk(2, dim=-1)."""
+    h = torch.cat([gate.double(), value.double()], dim=-1).reshape(-1)
+    n, cols = gate.numel(), gate.shape[-1]
+    return h[:n].reshape(gate.shape), h[cols:cols + n].reshape(gate.shape)
+
+
+CONTIGUITY_HINT = ("it matches reading gate and value as if they were contiguous: rows of a half of"
+                   " h.chunk(2, dim=-1) are gate_row_stride elements apart, not n_cols; address"
+                   " row * row_stride + cols for every tensor")
+
+
+def close_hint(tol: dict) -> str:
+    """For an output close to the formula but outside the budget ``tol``."""
+    if tol["roundings"]:
+        return less_accurate_than_eager(tol)
+    return ("close to the formula but off by more than rounding: convert after tl.load to COMPUTE_DTYPE,"
+            " compute there, and convert to the output's dtype only in tl.store")

@@ -1,0 +1,193 @@
+"""Graded tests for exercises/triton_swiglu.py, the FusedSwiGLU block (TODO 6-7): its layers, its output
+and gradients against the GLU with SiLU, its dtype, its use of the kernels, and its dropout. Each counts
+once the kernels compute (``test_triton_swiglu.py``). Run: ``pytest -m swiglu``."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+pytest.importorskip(
+    "triton", reason="Triton is not installed: it ships for Linux only, so the fused SwiGLU exercise"
+                     " cannot run on macOS or Windows (the other suites do)")
+
+import torch  # noqa: E402
+
+from grader.probes import stand_in_backward, stand_in_forward  # noqa: E402
+from tests.block_runs import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
+from tests.checks import BLOCKS, expect_close, expect_shape, fail, is_close  # noqa: E402
+from tests.kernel_target import rests_on  # noqa: E402
+from tests.swiglu_diagnosis import expect_kernels_compute_swiglu  # noqa: E402
+from tests.swiglu_support import EXERCISE, expect_stand_in_followed, FUSED, stand_in_coefficients  # noqa: E402
+
+pytestmark = pytest.mark.swiglu
+
+
+from tests.swiglu_support import kernels, start_both_processes  # noqa: E402,F401  fixtures of these tests
+
+
+# --------------------------------------------------------------------------- the FusedSwiGLU block
+
+CTOR = {"hidden_dim": HIDDEN, "intermediate_dim": INTERMEDIATE}
+
+
+def fused_where(target, method: str, todo: str) -> str:
+    return f"FusedSwiGLU.{method} ({todo} in {target.where(EXERCISE)})"
+
+
+@pytest.mark.points(1)
+def test_fused_layers(target):
+    described = target.probe(EXERCISE, "describe_block", cls_name="FusedSwiGLU", ctor=CTOR)
+    want = FUSED.layer_shapes(HIDDEN, INTERMEDIATE)
+    if described["param_shapes"] != want:
+        fail(f"{fused_where(target, '__init__', 'TODO 6')}: parameters {described['param_shapes']}, expected"
+             f" {want}: Wv and Wg map hidden_dim -> intermediate_dim, Wo maps back, all nn.Linear with bias")
+    if list(described["state_dict_keys"]) != list(want) and sorted(described["state_dict_keys"]) != sorted(want):
+        fail(f"{fused_where(target, '__init__', 'TODO 6')}: state_dict keys {described['state_dict_keys']},"
+             f" expected {list(want)}")
+
+
+FLOAT64_HINT = ("off by about float32 precision: float64 tensors must be computed in float64 (COMPUTE_DTYPE is"
+                " tl.float64 for them), not in a hard-coded tl.float32; test_gradcheck_float64 checks swiglu alone")
+
+
+def float64_hint(got: torch.Tensor, want: torch.Tensor, hint: str) -> str:
+    """``hint``, unless a float64 result is off by what computing in float32 loses: then that."""
+    if got.dtype == torch.float64 and is_close(got, want, 1e-5, 1e-5) and not is_close(got, want, 1e-9, 1e-10):
+        return FLOAT64_HINT
+    return hint
+
+
+def glu_reference(reference, gen, weights, x, **kwargs) -> dict:
+    """The exercise's GLU with activation_fn=nn.SiLU, from the reference, on the same weights."""
+    evidence, *_ = run(reference, BLOCKS["GLU"], gen, weights=weights, x=x, activation="silu", **kwargs)
+    return evidence
+
+
+@pytest.mark.points(2)
+@pytest.mark.parametrize("dtype,shape", [(torch.float64, (2, 3, 4, HIDDEN)), (torch.float32, (5, 7, HIDDEN))],
+                         ids=["float64-4d", "float32-3d"])
+@rests_on(lambda a: expect_kernels_compute_swiglu(a['kernels'], a['device'], f"FusedSwiGLU's output in {a['dtype']}"))
+def test_fused_matches_glu(target, kernels, reference, gen, dtype, shape, device):
+    got, weights, x, _ = run(target, FUSED, gen, shape=shape, dtype=dtype, device=device)
+    want = glu_reference(reference, gen, weights, x.double())
+    what = f"{fused_where(target, 'forward', 'TODO 7')} against GLU(activation_fn=nn.SiLU) with the same weights"
+    out = got["out"]
+    expect_shape(out.shape, shape, what, "the block maps (..., hidden_dim) to (..., hidden_dim)")
+    if out.dtype != dtype:
+        fail(f"{what}: {dtype} input gave {out.dtype} output")
+    # float32: the block's matrix products round too; 1e-5 is far below any wrong wiring.
+    rtol, atol = (1e-9, 1e-10) if dtype == torch.float64 else (1e-5, 1e-5)
+    hint = float64_hint(out, want["out"], "Wo(swiglu(Wg(x), Wv(x))): gate from Wg, value from Wv")
+    expect_close(out.double(), want["out"], what, hint, rtol=rtol, atol=atol)
+
+
+@pytest.mark.points(2)
+@rests_on(lambda a: expect_kernels_compute_swiglu(a['kernels'], a['device'], "FusedSwiGLU's gradients"))
+def test_fused_gradients(target, kernels, reference, gen, device):
+    got, weights, x, _ = run(target, FUSED, gen, backward=True, device=device)
+    want = glu_reference(reference, gen, weights, x, backward=True, grad_out=got["grad_out"])
+    where = fused_where(target, "forward", "TODO 7")
+    if got["grad_x"] is None:
+        fail(f"{where}: no gradient reached the input x: swiglu must be differentiable (SwiGLUFunction, TODO 3-5)")
+    expect_close(got["grad_x"], want["grad_x"], f"{where}: gradient with respect to the input x",
+                 float64_hint(got["grad_x"], want["grad_x"], "test_autograd_gradients checks swiglu's gradients"
+                              " on their own"))
+    for name, grad in want["grads"].items():
+        if got["grads"].get(name) is None:
+            fail(f"{where}: no gradient reached {name}")
+        expect_close(got["grads"][name], grad, f"{where}: gradient of {name}", float64_hint(got["grads"][name], grad, ""))
+
+
+@pytest.mark.points(1)
+@rests_on(lambda a: expect_kernels_compute_swiglu(a['kernels'], a['device'], "FusedSwiGLU's output dtype"))
+def test_fused_dtype_kept(target, kernels, gen, device):
+    got, *_ = run(target, FUSED, gen, dtype=torch.bfloat16, device=device)
+    if got["out"].dtype != torch.bfloat16:
+        fail(f"{fused_where(target, 'forward', 'TODO 7')} turned bfloat16 input (with a bfloat16 block) into"
+             f" {got['out'].dtype} output")
+
+
+def fused_with_stand_ins(weights: dict, x, grad_out, coefficients: dict, gate_from: str = "Wg", value_from: str = "Wv",
+                         saved_swapped: bool = False):
+    """FusedSwiGLU's (output, gradient of x) in float64 when its kernels are the stand-ins;
+    ``saved_swapped``: the backward gets gate and value the other way round (test_autograd_gradients' business)."""
+    w = {k: v.double() for k, v in weights.items()}
+    x = x.double()
+    gate = x @ w[f"{gate_from}.weight"].T + w[f"{gate_from}.bias"]
+    value = x @ w[f"{value_from}.weight"].T + w[f"{value_from}.bias"]
+    out = stand_in_forward(gate, value, coefficients["forward"]) @ w["Wo.weight"].T + w["Wo.bias"]
+    grad_gate, grad_value = stand_in_backward(grad_out.double() @ w["Wo.weight"],
+                                              *((value, gate) if saved_swapped else (gate, value)),
+                                              coefficients["backward"])
+    return out, grad_gate @ w[f"{gate_from}.weight"] + grad_value @ w[f"{value_from}.weight"]
+
+
+@pytest.mark.points(1)
+@rests_on(lambda a: expect_kernels_compute_swiglu(a['kernels'], a['device'], "FusedSwiGLU's use of the kernels"))
+def test_fused_uses_kernels(target, kernels, gen, device):
+    coefficients = stand_in_coefficients(gen)
+    got, weights, x, _ = run(target, FUSED, gen, backward=True, device=device, stand_ins=coefficients)
+    where = fused_where(target, "forward", "TODO 7")
+    # Gate and value in either order: which is which is test_fused_matches_glu's to judge.
+    wanted = [fused_with_stand_ins(weights, x, got["grad_out"], coefficients, *order)
+              for order in (("Wg", "Wv"), ("Wv", "Wg"))]
+    matches = [i for i, (out, _) in enumerate(wanted) if is_close(got["out"], out, 1e-9, 1e-10)]
+    expect_stand_in_followed(target, bool(matches), "forward", where, coefficients,
+                             f"call swiglu(Wg(x), Wv(x)): TODO 7 in {target.where(EXERCISE)}")
+    if got["grad_x"] is not None:  # no gradient at all: test_fused_gradients says so
+        order = (("Wg", "Wv"), ("Wv", "Wg"))[matches[0]]
+        grads_x = [fused_with_stand_ins(weights, x, got["grad_out"], coefficients, *order, saved_swapped=swapped)[1]
+                   for swapped in (False, True)]
+        expect_stand_in_followed(target, any(is_close(got["grad_x"], g, 1e-9, 1e-10) for g in grads_x), "backward",
+                                 "FusedSwiGLU's backward pass", coefficients, "through swiglu and SwiGLUFunction")
+    # The stand-ins' coefficients sit in the student's own process while this runs, where its code can
+    # read them: following the swap counts once the kernels compute SwiGLU where no such code runs.
+
+
+@pytest.mark.points(1)
+@rests_on(lambda a: expect_kernels_compute_swiglu(a['kernels'], a['device'], "FusedSwiGLU's output without dropout"))
+def test_fused_dropout_off_unless_training(target, kernels, reference, gen, device):
+    got, weights, x, _ = run(target, FUSED, gen, shape=DROPOUT_SHAPE, dropout=P, train=False, device=device)
+    clean = glu_reference(reference, gen, weights, x)["out"]
+    expect_close(got["out"], clean, f"{fused_where(target, 'forward', 'TODO 7')} in eval mode with dropout={P}",
+                 float64_hint(got["out"], clean, "dropout does nothing in eval mode: apply the nn.Dropout made in"
+                              " __init__ (TODO 6)"))
+    got, *_ = run(target, FUSED, gen, dropout=0.0, train=True, weights=weights, x=x, device=device)
+    expect_close(got["out"], clean, f"{fused_where(target, 'forward', 'TODO 7')} in training mode with dropout=0.0",
+                 float64_hint(got["out"], clean, "create the dropout module with the rate `dropout`:"
+                              " nn.Dropout(dropout) (TODO 6)"))
+
+
+def fused_dropout(target, reference, gen, device) -> tuple[torch.Tensor, torch.Tensor]:
+    got, weights, x, _ = run(target, FUSED, gen, shape=DROPOUT_SHAPE, dropout=P, train=True, device=device)
+    return got["out"], glu_reference(reference, gen, weights, x)["out"]
+
+
+@pytest.mark.points(1)
+@rests_on(lambda a: expect_kernels_compute_swiglu(a['kernels'], a['device'], "FusedSwiGLU's dropout"))
+def test_fused_dropout_share_of_zeros(target, kernels, reference, gen, device):
+    out, clean = fused_dropout(target, reference, gen, device)
+    expect_shape(out.shape, clean.shape, "FusedSwiGLU.forward in training mode")
+    share = (out == 0).double().mean().item()
+    bound = 6 * math.sqrt(P * (1 - P) / out.numel())  # six standard deviations, as in test_mlp
+    if abs(share - P) > bound:
+        fail(f"{fused_where(target, 'forward', 'TODO 7')} with dropout={P} in training mode: {share:.3f} of the"
+             f" outputs are exactly zero, expected {P} +- {bound:.3f}: dropout(Wo(...)) is the last step, with"
+             " rate `dropout` passed unchanged to nn.Dropout (TODO 6)")
+
+
+@pytest.mark.points(1)
+@rests_on(lambda a: expect_kernels_compute_swiglu(a['kernels'], a['device'], "FusedSwiGLU's dropout scaling"))
+def test_fused_dropout_kept_scaled(target, kernels, reference, gen, device):
+    out, clean = fused_dropout(target, reference, gen, device)
+    expect_shape(out.shape, clean.shape, "FusedSwiGLU.forward in training mode")
+    kept = out != 0
+    if bool(kept.all()):
+        fail(f"{fused_where(target, 'forward', 'TODO 7')} with dropout={P} dropped no outputs in training mode:"
+             " apply the nn.Dropout made in __init__ (TODO 6) last")
+    expect_close(out[kept], clean[kept] / (1 - P),
+                 f"{fused_where(target, 'forward', 'TODO 7')}: kept outputs in training mode with dropout={P}",
+                 float64_hint(out[kept], clean[kept] / (1 - P), "each kept output equals the eval-mode output"
+                              " divided by (1 - p): is dropout the last step?"))
