@@ -170,8 +170,8 @@ def _pick(found: Intake, only: str, folder: Path) -> Submission:
 def run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits: Limits, sandbox_mode: str,
               tasks=None, seed=None, only: str | None = None, feedback: Path | None = None,
               feedback_format: str = "md", bonus: list[str] | None = None) -> int:
-    if not folder.is_dir():
-        raise GraderFailure(f"--batch {folder}: no such folder")
+    if not folder.is_dir() and not intake.is_class_zip(folder):
+        raise GraderFailure(f"--batch {folder}: no such folder or .zip")
     if csv_path.exists() and csv_path.stat().st_size and not (resume or only):
         raise GraderFailure(f"{csv_path} already exists: pass --resume to continue it, or remove it to start over")
     outputs = Outputs.beside(csv_path, feedback, feedback_format)

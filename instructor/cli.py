@@ -39,8 +39,9 @@ def build_parser() -> Parser:
                       help="write the student repository (stubs, suites with the reference's recorded answers,"
                            " notebooks, README; no reference) into the new folder DIR")
     what.add_argument("--batch", type=Path, metavar="DIR",
-                      help="grade each entry of DIR (a folder, a .zip, or loose <student>_<exercise>.py files)"
-                           " as one student's submission; the rest is listed as skipped, with why")
+                      help="grade each entry of DIR, or of the LMS's download-all .zip (a folder, a .zip, or"
+                           " loose <student>_<exercise>.py files) as one student's submission; the rest is listed"
+                           " as skipped, with why")
     what.add_argument("--gradescope-bundle", type=Path, metavar="ZIP",
                       help="write a Gradescope autograder bundle (setup.sh, run_autograder, the grader) grading"
                            " --tasks (default: all)")

@@ -1,15 +1,19 @@
-"""What ``--batch DIR`` grades: each entry of DIR as one student's hand-in, or skipped with the reason.
+"""What ``--batch DIR`` grades: each student's hand-in, whole, or skipped whole with the reason.
 
-Entries come as an LMS exports them:
+DIR is a folder, or the LMS's "download all submissions" zip itself (``instructor/unzip.py``: hostile
+input, like a student's zip). Its entries come as an LMS exports them:
 
-* a folder per student, the exercise files in it or deeper (``alice/mlp-block-main/exercises/``):
-  the shallowest folder that holds an exercise file, or an ``exercises/`` folder holding one (a
-  whole checkout), is graded;
-* a ``.zip`` per student: hostile input. It is refused whole for an absolute path or ``..``, a
-  symbolic link, too many members or too many bytes; only its ``.py`` members are extracted (each at
-  most ``MAX_SUBMISSION_FILE_BYTES``), into a private folder, and then it is read like a folder;
-* loose files ``<student>_<exercise>.py`` (Canvas: ``smithalice_12345_67890_mlp_block.py``, re-uploads
-  ``..._mlp_block-1.py``), grouped by student.
+* a folder per student, the exercise files in it or deeper (``alice/mlp-block-main/exercises/``);
+  a zip in it is the student's zip;
+* a ``.zip`` per student (hostile input, ``instructor/unzip.py``; a zip inside it stays packed);
+* loose files: ``<student>_<exercise>.py``, or in an LMS's form whatever the file (Canvas:
+  ``smithalice_12345_67890_mlp_block.py``, ``..._hw3.zip``; Moodle:
+  ``Alice Smith_12345_assignsubmission_file_mlp_block.py``), grouped by student.
+
+Entries that carry one LMS student's id (Canvas' loose files, Moodle's folder per plugin) are one
+hand-in. Which file answers which exercise, and which one is graded where several do (re-uploads,
+misnamed or nested files), is ``instructor/hand_in.py``'s; each hand-in is graded from a folder of
+its own that holds its exercise files under their own names, and its note says what was chosen.
 
 Anything else is skipped, never silently: each skipped entry comes back with a one-line reason. The
 exercises are the stems of the files in this checkout's ``exercises/``. Every submission gets a name
@@ -24,29 +28,23 @@ from __future__ import annotations
 
 import hashlib
 import re
-import shutil
-import stat
 import sys
-import zipfile
-import zlib
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from grader.grading import GraderFailure
 from grader.paths import EXERCISES
 from grader.safe_text import file_name, printable
-from grader.sandbox import MAX_SUBMISSION_FILE_BYTES
+from instructor.hand_in import HandIn, exercise_of
+from instructor.unzip import Unpacker
 
-# A zip is refused whole beyond these: the member count and the sizes its directory declares. Only
-# .py members are ever decompressed, each read up to MAX_SUBMISSION_FILE_BYTES whatever it declares.
-MAX_ZIP_MEMBERS = 4096
-MAX_ZIP_BYTES = 256 << 20
-MAX_DEPTH = 8  # how deep in a student's folder the exercise files are looked for
 NAME_LIMIT = len(file_name("n" * 1000))  # the longest name safe_text.file_name gives
 
-CANVAS = re.compile(r"^(?P<name>[^_]+)(?:_late)?_(?P<id>\d+)_\d+(?:_.*)?$", re.IGNORECASE)
-MOODLE = re.compile(r"^(?P<name>.+)_(?P<id>\d+)_assignsubmission_[a-z]+_?$")
+# An LMS's names: the student, the LMS's id for them, and after them the file's own name, if any.
+CANVAS = re.compile(r"^(?P<name>[^_]+)(?:_late)?_(?P<id>\d+)_\d+(?:_(?P<given>[^.].*))?$", re.IGNORECASE)
+MOODLE = re.compile(r"^(?P<name>.+)_(?P<id>\d+)_assignsubmission_[a-z]+(?:_(?P<given>[^.].*)|_)?$")
+SEPARATOR = re.compile(r"[_ -]+")
 
 
 def exercises() -> list[str]:
@@ -59,7 +57,7 @@ def exercises() -> list[str]:
 @dataclass
 class Submission:
     source: str      # what in DIR it came from, as the messages show it
-    path: Path       # the folder to grade: a checkout, or the folder holding the exercise files
+    path: Path       # the folder to grade: the exercise files under their own names, and the files beside them
     name: str = ""   # unique and safe: the CSV row, the feedback file's name
     student: str = ""
     student_id: str = ""  # the LMS's own id for the student, for its gradebook
@@ -83,148 +81,103 @@ class Intake:
         print(f"renamed {entry}: {note}", file=sys.stderr)
 
 
-def scan(folder: Path, work: Path, ignore: set[Path] = frozenset()) -> Intake:
-    """Every entry of ``folder``, each a submission or skipped; zips and loose files go into ``work``."""
+@dataclass
+class Student:
+    """The entries of DIR that are one student's hand-in."""
+    name: str
+    student_id: str = ""
+    lms: str = ""
+    entries: list[tuple[Path, str, str]] = field(default_factory=list)  # (path, label, the file's own name)
+
+
+def is_class_zip(batch: Path) -> bool:
+    return batch.is_file() and batch.suffix.lower() == ".zip"
+
+
+def lms_name(name: str) -> tuple[str, str, str, str]:
+    """(the LMS, the student, the LMS's id, the rest: a loose file's own name) of a name in an LMS's
+    form; ("", name, "", "") for any other name."""
+    for lms, form in (("moodle", MOODLE), ("canvas", CANVAS)):
+        if match := form.match(name):
+            return lms, match["name"], match["id"], match["given"] or ""
+    return "", name, "", ""
+
+
+def scan(batch: Path, work: Path, ignore: set[Path] = frozenset()) -> Intake:
+    """Every student in ``batch`` (a folder, or the class's zip), each a submission or skipped; what is
+    unpacked or put together to be graded goes into ``work``."""
     names = exercises()
     intake = Intake()
-    loose: dict[tuple[str, str], dict[str, list[Path]]] = defaultdict(lambda: defaultdict(list))
-    loose_file = re.compile(rf"^(?:(?P<student>.+?)[_ -]+)?(?P<exercise>{'|'.join(map(re.escape, names))})(?:-\d+)?\.py$")
-    for index, entry in enumerate(sorted(folder.iterdir())):
+    unpacker = Unpacker(work)
+    folder = batch
+    if is_class_zip(batch):
+        folder, why = unpacker.open(batch, whole_class=True)
+        if folder is None:
+            intake.skip(batch.name, f"zip refused: {why}")
+            return intake
+    students: dict[tuple[str, ...], Student] = {}
+    for entry in sorted(folder.iterdir()):
         label = entry.name + ("/" if entry.is_dir() and not entry.is_symlink() else "")
         if entry.resolve() in ignore:
             continue  # this batch's own reports, written beside the CSV
-        if entry.name.startswith("."):
+        if entry.name.startswith(".") or entry.name == "__MACOSX":
             intake.skip(label, "a hidden entry")
         elif entry.is_symlink():
             intake.skip(label, "a symbolic link: not followed")
-        elif entry.is_dir():
-            _add_folder(intake, label, entry, entry.name, names)
-        elif entry.is_file() and entry.suffix.lower() == ".zip":
-            target = work / f"zip-{index}"
-            refused = extract_zip(entry, target)
-            if refused:
-                intake.skip(label, f"zip refused: {refused}")
+        elif entry.is_dir() or entry.is_file():
+            key, student, given = _whose(entry, label, names)
+            if key is None:
+                intake.skip(label, given)
             else:
-                _add_folder(intake, label, target, entry.stem, names)
-        elif entry.is_file() and (match := loose_file.match(entry.name)):
-            if not match["student"]:
-                intake.skip(label, f"a loose exercise file without a student's name: expected <student>_{entry.name}")
-            else:
-                student, student_id = student_of(match["student"])
-                loose[student, student_id][match["exercise"]].append(entry)
+                students.setdefault(key, student).entries.append((entry, label, given))
         else:
-            intake.skip(label, f"not a hand-in: expected a folder, a .zip or loose <student>_<exercise>.py"
-                               f" files ({', '.join(names)})")
-    for i, ((student, student_id), files) in enumerate(sorted(loose.items())):
-        _add_loose(intake, work / f"loose-{i}", student, student_id, files)
+            intake.skip(label, "not a file or a folder")
+    for i, student in enumerate(students.values()):
+        _settle(intake, student, HandIn(names, unpacker), work / f"graded-{i}")
     _name_all(intake)
     return intake
 
 
-def student_of(stem: str) -> tuple[str, str]:
-    """The student's name (and id, if the LMS put one in) in a folder, zip or loose file's name."""
-    match = CANVAS.match(stem) or MOODLE.match(stem)
-    return (match["name"], match["id"]) if match else (stem, "")
+def _whose(entry: Path, label: str, names: list[str]) -> tuple[tuple[str, ...] | None, Student | None, str]:
+    """The student an entry belongs to (a key, the same for each entry of theirs) and, for a loose file,
+    its own name ("" for a folder or a zip that is the student's whole hand-in); or None and why the
+    entry is skipped."""
+    lms, name, student_id, given = lms_name(entry.name)
+    if entry.is_file() and lms and given:  # a loose file in an LMS's form, whatever it is
+        return (lms, name, student_id), Student(name, student_id, lms), given
+    if entry.is_dir() or entry.suffix.lower() == ".zip":
+        lms, name, student_id, _ = lms_name(entry.name if entry.is_dir() else entry.name[:-len(".zip")])
+        return (lms, name, student_id) if lms else ("entry", label), Student(name, student_id, lms), ""
+    for separator in SEPARATOR.finditer(entry.name):
+        if separator.start() and exercise_of(entry.name[separator.end():], names)[0]:
+            student = entry.name[:separator.start()]
+            return ("loose", student), Student(student), entry.name[separator.end():]
+    if exercise_of(entry.name, names)[0]:
+        return None, None, f"a loose exercise file without a student's name: expected <student>_{entry.name}"
+    return None, None, (f"not a hand-in: expected a folder, a .zip or loose <student>_<exercise>.py files"
+                        f" ({', '.join(names)})")
 
 
-def _add_folder(intake: Intake, label: str, root: Path, stem: str, names: list[str]) -> None:
-    path, why = find_exercises(root, names)
-    if path is None:
-        intake.skip(label, why)
+def _settle(intake: Intake, student: Student, hand_in: HandIn, target: Path) -> None:
+    """One student's entries: a submission graded from ``target``, or skipped whole."""
+    whole = len(student.entries) == 1  # else each folder's or zip's files are shown under its name
+    givens = defaultdict(int)
+    for _, _, given in student.entries:
+        givens[given] += 1
+    for path, label, given in student.entries:
+        if given:  # by its own name, unless the student has two loose files of that name
+            hand_in.add_file(path, given if givens[given] == 1 else label, 0)
+        elif path.is_dir():
+            hand_in.add_folder(path, "" if whole else label, 0)
+        else:
+            hand_in.add_zip(path, "" if whole else label, 0)
+    source = ", ".join(sorted(label for _, label, _ in student.entries))
+    note, why = hand_in.settle(target)
+    if why:
+        intake.skip(source, why)
     else:
-        student, student_id = student_of(stem)
-        intake.submissions.append(Submission(label, path, student=student, student_id=student_id))
-
-
-def _add_loose(intake: Intake, target: Path, student: str, student_id: str, files: dict[str, list[Path]]) -> None:
-    label = ", ".join(p.name for paths in files.values() for p in paths)
-    for exercise, paths in files.items():
-        if len({p.read_bytes() for p in paths}) > 1:
-            intake.skip(label, f"{len(paths)} different files for {exercise}.py: hand in one")
-            return
-    target.mkdir(parents=True)
-    for exercise, paths in files.items():
-        shutil.copyfile(paths[0], target / f"{exercise}.py")
-    intake.submissions.append(Submission(label, target, student=student, student_id=student_id))
-
-
-def _holds_exercise(folder: Path, names: list[str]) -> bool:
-    return any((folder / f"{n}.py").is_file() and not (folder / f"{n}.py").is_symlink() for n in names)
-
-
-def find_exercises(root: Path, names: list[str]) -> tuple[Path | None, str]:
-    """The shallowest folder under ``root`` that holds an exercise file (or a checkout's exercises/)."""
-    level, other_py, zips = [root], [], []
-    for _ in range(MAX_DEPTH):
-        hits = [d for d in level if _holds_exercise(d, names) or _holds_exercise(d / "exercises", names)]
-        if len(hits) == 1:
-            return hits[0], ""
-        if hits:
-            where = ", ".join(h.relative_to(root).as_posix() + "/" for h in hits[:3])
-            return None, f"exercise files in {len(hits)} folders ({where}): hand in one"
-        deeper = []
-        for folder in level:
-            for child in sorted(folder.iterdir()):
-                if child.name.startswith((".", "__")) or child.is_symlink():
-                    continue  # .git, __MACOSX, __pycache__; links are never followed
-                if child.is_dir():
-                    deeper.append(child)
-                elif child.suffix == ".py":
-                    other_py.append(child.name)
-                elif child.suffix.lower() == ".zip":
-                    zips.append(child.name)
-        level = deeper
-    why = f"no exercise file ({', '.join(f'{n}.py' for n in names)}) in it"
-    if other_py:
-        why += f"; it holds {', '.join(other_py[:3])}"
-    if zips:
-        why += f"; a zip inside a hand-in ({zips[0]}) is not extracted"
-    return None, why
-
-
-def extract_zip(path: Path, target: Path) -> str:
-    """Extract the zip's .py members under ``target``; the reason it was refused, or "" if it was not."""
-    def parts(member: zipfile.ZipInfo) -> tuple[str, ...]:
-        return PurePosixPath(member.filename.replace("\\", "/")).parts
-
-    def oversize(member: zipfile.ZipInfo) -> str:
-        return f"member {printable(member.filename)!r} is over {MAX_SUBMISSION_FILE_BYTES >> 20} MB"
-
-    try:
-        with zipfile.ZipFile(path) as archive:
-            members = archive.infolist()
-            if len(members) > MAX_ZIP_MEMBERS:
-                return f"{len(members)} members, more than {MAX_ZIP_MEMBERS}"
-            if sum(m.file_size for m in members) > MAX_ZIP_BYTES:
-                return f"over {MAX_ZIP_BYTES >> 20} MB uncompressed"
-            for member in members:
-                if member.filename.startswith(("/", "\\")) or ".." in parts(member) or not parts(member):
-                    return f"member {printable(member.filename)!r} has an absolute path or '..'"
-                if stat.S_ISLNK(member.external_attr >> 16):
-                    return f"member {printable(member.filename)!r} is a symbolic link"
-            python = [m for m in members if m.filename.endswith(".py") and not m.is_dir()]
-            if not python:
-                inner = next((m.filename for m in members if m.filename.lower().endswith(".zip")), "")
-                return "no .py file in it" + (f"; a zip inside ({printable(inner)!r}) is not extracted" if inner else "")
-            big = next((m for m in python if m.file_size > MAX_SUBMISSION_FILE_BYTES), None)
-            if big is not None:
-                return oversize(big)
-            target.mkdir(parents=True)
-            for member in python:  # only Python files are graded; nested zips and the rest stay packed
-                dest = target.joinpath(*parts(member))
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                with archive.open(member) as source:
-                    data = source.read(MAX_SUBMISSION_FILE_BYTES + 1)  # the size it declared may be a lie
-                if len(data) > MAX_SUBMISSION_FILE_BYTES:
-                    return oversize(member)
-                with open(dest, "xb") as out:  # a name twice in one zip is refused, not overwritten
-                    out.write(data)
-    except FileExistsError as exc:
-        return f"a member's name appears twice ({printable(Path(exc.filename or '').name)!r})"
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, RuntimeError, NotImplementedError, EOFError,
-            ValueError, zlib.error) as exc:
-        return f"not a readable zip ({printable(str(exc)).splitlines()[0] if str(exc) else type(exc).__name__})"
-    return ""
+        intake.submissions.append(Submission(source, target, student=student.name, student_id=student.student_id,
+                                             lms=student.lms, note=printable(note)))
 
 
 def _name_all(intake: Intake) -> None:

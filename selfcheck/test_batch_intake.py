@@ -3,7 +3,7 @@
 One batch (``--tasks mlp,glu``, sandboxed) grades a mixed folder: a Moodle-style nested folder with a
 correct ``mlp_block.py``, a GitHub-style zip of the stubs, loose Canvas files (one correct, one with a
 known mistake), and entries that must be skipped with a reason (a PDF, an empty folder, hostile
-zips, a nested zip, two different files for one exercise). Then ``--only`` grades the mistake again,
+zips, a nested zip, two different files of one name). Then ``--only`` grades the mistake again,
 fixed. Each run's outputs are read once into a dict the checks share. The naming rules are checked
 on ``intake.scan`` alone, without grading.
 """
@@ -40,8 +40,8 @@ SKIPPED = {
     "link.zip": "symbolic link",
     "oversize.zip": "over 2 MB",
     "nested.zip": "a zip inside",
-    "empty.zip": "no .py file",
-    "daviddan_555_666_mlp_block-1.py, daviddan_555_666_mlp_block.py": "2 different files for mlp_block.py",
+    "empty.zip": "no exercise file",
+    "daviddan_555_666_mlp_block (1).py, daviddan_555_666_mlp_block.py": "2 different files for mlp_block.py",
 }
 
 
@@ -71,7 +71,7 @@ def lms_export(folder: Path, outside: Path) -> None:
     # a re-upload, handed in late
     (folder / "joneseve_LATE_333_444_mlp_block-1.py").write_text(materialize(MISTAKE, "mlp_block"))
     shutil.copy(REFERENCE, folder / "daviddan_555_666_mlp_block.py")
-    shutil.copy(STUBS, folder / "daviddan_555_666_mlp_block-1.py")
+    shutil.copy(STUBS, folder / "daviddan_555_666_mlp_block (1).py")  # one name twice, different: skipped whole
     (folder / "report.pdf").write_bytes(b"%PDF-1.4\n")
     (folder / "empty").mkdir()
     zip_with(folder / "dotdot.zip", {"../" * 30 + str(outside / "dotdot.py").lstrip("/"): b"pwned = 1\n"})
