@@ -161,7 +161,7 @@ PLANTED = "PLANTED = __import__('os').getpid()  # a module-level statement: must
 def separator_placements(separator: str) -> dict[str, str]:
     """The reference as a student's file with ``separator`` in a comment, a docstring and a string above
     and inside the kernels, and a module-level statement right above the first kernel."""
-    first = REFERENCE.index("@triton.jit")
+    first = REFERENCE.index("\n@triton.jit\n") + 1  # the first kernel's decorator, not a mention of it
     above = (f"# a comment {separator} holding a separator\n"
              f'"""a module docstring-like string {separator} here"""\n'
              f"NOTE = 'a string {separator} too'\n{PLANTED}\n")
