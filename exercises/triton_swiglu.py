@@ -11,8 +11,8 @@ per operation and every intermediate makes a round trip through memory. One fuse
 ``value`` and writes ``grad_gate`` and ``grad_value``, recomputing the sigmoid instead of storing it.
 
 Fill in the seven numbered TODOs, then run ``pytest tests -m swiglu`` (the kernels' tests alone:
-``pytest tests/test_triton_swiglu.py``). Without a GPU the kernels run in Triton's interpreter; the suite switches it on, you
-set nothing. Each test names the function and TODO it checks.
+``pytest tests/test_triton_swiglu.py``). Without a GPU the kernels run in Triton's interpreter; the
+suite switches it on, you set nothing. Each test names the function and TODO it checks.
 
 How the kernels see the tensors (the scaffolding below prepares this; read it once):
 * every tensor is viewed as ``n_rows`` rows of ``n_cols`` elements, consecutive inside a row; row
@@ -42,7 +42,7 @@ if "TRITON_INTERPRET" not in os.environ and not torch.cuda.is_available():
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
-MAX_BLOCK_SIZE = 1024
+MAX_BLOCK_SIZE = 1024  # elements per program: 1024 fp32 = 4 KiB per tensor, plenty to hide latency
 SUPPORTED_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 HERE = "exercises/triton_swiglu.py"
 

@@ -3,7 +3,8 @@
 * ``--release DIR``: the student repository (stubs, suites with the reference's recorded answers,
   notebooks, the student's grader; no reference, nothing of ``instructor/``);
 * ``--batch DIR --csv FILE``: grade every hand-in in DIR, in the sandbox, with feedback per student;
-* ``--gradescope-bundle ZIP`` and ``--classroom50 DIR``: the platforms' autograders.
+* ``--gradescope-bundle ZIP`` and ``--classroom50 DIR``: the platforms' autograders;
+* ``--stubs``: write ``exercises/`` from the reference's marked regions (``instructor/stubs.py``).
 
 Exit codes as ``python -m grader``'s: 0 done, 3 could not (bad path or option, no sandbox).
 """
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from grader.cli import EXIT_OK, Parser, add_grading_options, bonus_of, limits_of, run_command, tasks_of
 from grader.grading import GraderFailure
+from grader.paths import display_path
 from grader.tasks import TASK_NAMES
 from instructor.exports import PLATFORMS
 from instructor.feedback import FORMATS
@@ -33,6 +35,7 @@ def build_parser() -> Parser:
         "  python -m instructor --batch submissions/ --csv grades.csv --only alice\n"
         "  python -m instructor --gradescope-bundle autograder.zip --tasks mlp,glu,cost\n"
         "  python -m instructor --classroom50 autograders/mlp-block --tasks mlp,glu\n"
+        "  python -m instructor --stubs\n"
         "exit codes: 0 done, 3 could not (the reason on one line)"))
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--release", type=Path, metavar="DIR",
@@ -48,6 +51,9 @@ def build_parser() -> Parser:
     what.add_argument("--classroom50", type=Path, metavar="DIR",
                       help="write a Classroom 50 autograder folder (autograder.py and the grader) grading --tasks"
                            " (default: all)")
+    what.add_argument("--stubs", action="store_true",
+                      help="write the stubs in exercises/ from the reference's marked regions (solution/hidden/"
+                           "reference_*.py): after changing a stub's text or the reference's scaffolding")
     batch = p.add_argument_group("batch grading")
     batch.add_argument("--csv", type=Path, metavar="FILE", help="with --batch: the grades, one row per submission")
     batch.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1), metavar="N",
@@ -83,7 +89,21 @@ def check_requirements() -> None:
                             " first (pip install -r requirements-dev.txt, in a virtual environment)")
 
 
+def write_stubs() -> int:
+    from instructor.stubs import MarkerError, write
+
+    try:
+        written = write()
+    except MarkerError as exc:
+        raise GraderFailure(f"--stubs: {exc}") from None
+    print(f"wrote {', '.join(display_path(p) for p in written)}: review the difference (git diff exercises/)"
+          if written else "exercises/ is already what the reference makes")
+    return EXIT_OK
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.stubs:
+        return write_stubs()
     limits, tasks = limits_of(args), tasks_of(args)
     bonus = bonus_of(args, tasks)
     check_requirements()

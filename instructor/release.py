@@ -1,11 +1,12 @@
 """``python -m instructor --release DIR``: the repository students get, without the reference.
 
-It holds the stubs, the graded suites with the reference's recorded answers
+It holds the stubs (made from the reference's marked regions, ``instructor/stubs.py``: the release
+refuses stubs that are not what the reference makes), the graded suites with the reference's recorded answers
 (``tests/snapshots/reference.pt``, see ``tests/snapshot.py``), the notebooks (run again there, so
 their stored outputs show what a student with the stubs sees), the tutor prompt, the requirements, the
 "check my work" workflow and a student README: this README without its instructor-only parts. It
-holds no reference: before anything is written, every file is checked for the reference's code
-(``leaks``), and the release is refused if one holds any.
+holds no reference: before anything is written, every file is checked for the reference's code and
+for its stub markers (``leaks``), and the release is refused if one holds any.
 
 The instructor's side keeps what makes grades count: the reference itself and fresh data per
 submission (``python -m grader``, the Gradescope and Classroom 50 autograders).
@@ -22,7 +23,8 @@ import tempfile
 from pathlib import Path
 
 from grader.kernels.source import stub_launch_code
-from grader.paths import REFERENCE, REPO, TRITON_LAUNCH_CODE
+from grader.paths import REFERENCE, REPO, TRITON_LAUNCH_CODE, display_path
+from instructor import stubs
 
 # What the student repository holds, as globs relative to the repository root.
 RELEASE_FILES = [
@@ -99,7 +101,9 @@ def reference_functions(root: Path = REPO) -> dict[str, set[str]]:
 def leaks(folder: Path, functions: dict[str, set[str]]) -> list[str]:
     """'file holds function (k of n statements)' for each reference function of which a file under
     ``folder`` holds at least half the statements. Half, not one: a test may well compute one line
-    the way the reference does (a width from a parameter budget); a copy holds most of the function."""
+    the way the reference does (a width from a parameter budget); a copy holds most of the function.
+    And 'file:line holds a stub marker' for each line of a marked region's edges (``instructor/stubs.py``):
+    only the reference has them, whatever is between them."""
     found = []
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         raw = path.read_bytes()
@@ -108,6 +112,8 @@ def leaks(folder: Path, functions: dict[str, set[str]]) -> list[str]:
         text = raw.decode(errors="replace")
         if path.suffix == ".py":
             held = statements(text)
+            found += [f"{path.relative_to(folder)}:{line} holds a stub marker of the reference"
+                      for line in stubs.marker_lines(text)]
         elif path.suffix == ".ipynb":
             held = statements(_code_of_notebook(text))
         else:  # Markdown, YAML, JSON: the statement written out anywhere in the text
@@ -169,6 +175,10 @@ def make_release(out: Path, *, execute_notebooks: bool = True) -> list[Path]:
         raise ReleaseError("the release is made from the instructor's repository, which has solution/hidden/")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ReleaseError(f"{out} exists and is not an empty folder: give a new folder")
+    stale = stubs.stale()
+    if stale:
+        raise ReleaseError(f"the stubs are not what the reference makes ({', '.join(display_path(p) for p in stale)}):"
+                           f" write them with `{stubs.REGENERATE}`, review the difference and commit it")
     functions = reference_functions()
     with tempfile.TemporaryDirectory() as tmp:
         staging = Path(tmp) / "release"

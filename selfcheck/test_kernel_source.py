@@ -72,8 +72,8 @@ def test_jit_helper_taken_and_checked_too():
 
 
 def test_other_signature_named_in_one_line():
-    student = REFERENCE.replace("    n_cols,  # elements per row; the last block of a row runs past it and is masked\n",
-                                "    n_elements,\n", 1)
+    student = REFERENCE.replace("    out_row_stride,  # same for out\n    n_cols,  # elements per row\n",
+                                "    out_row_stride,  # same for out\n    n_elements,\n", 1)
     problem = forward_problem(student)
     assert "takes (gate_ptr, value_ptr, out_ptr, gate_row_stride, value_row_stride, out_row_stride, n_elements," in problem
     assert "expected (gate_ptr, value_ptr, out_ptr, gate_row_stride, value_row_stride, out_row_stride, n_cols," in problem
@@ -161,7 +161,7 @@ PLANTED = "PLANTED = __import__('os').getpid()  # a module-level statement: must
 def separator_placements(separator: str) -> dict[str, str]:
     """The reference as a student's file with ``separator`` in a comment, a docstring and a string above
     and inside the kernels, and a module-level statement right above the first kernel."""
-    first = REFERENCE.index("@triton.jit")
+    first = REFERENCE.index("\n@triton.jit\n") + 1  # the first kernel's decorator, not a mention of it
     above = (f"# a comment {separator} holding a separator\n"
              f'"""a module docstring-like string {separator} here"""\n'
              f"NOTE = 'a string {separator} too'\n{PLANTED}\n")

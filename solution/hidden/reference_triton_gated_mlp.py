@@ -1,4 +1,8 @@
-"""Advanced exercise: a gated MLP's projections fused with their activation, in Triton.
+# BEGIN reference only
+# The instructor's answer. The stub exercises/triton_gated_mlp.py is made from this file (python -m instructor
+# --stubs): the regions between # BEGIN and # END are what differs, their # stub: lines the stub's.
+# END reference only
+"""Advanced exercise: a gated MLP's projections fused with their activation, in Triton (TODO 1-5).
 
 A GLU block computes ``Wo(act(Wg(x)) * Wv(x))``. Run eagerly that is two matrix products of the same
 input, each writing its ``(tokens, intermediate)`` result to memory, then an activation and a product
@@ -117,6 +121,15 @@ def _gated_projection_kernel(
     BLOCK_N: tl.constexpr,
     BLOCK_K: tl.constexpr,
 ):
+    # BEGIN TODO 1
+    # stub: # TODO 1: program (pid_m, pid_n) computes the (BLOCK_M, BLOCK_N) tile of out at those block indices.
+    # stub: #  - rows and cols of the tile; two accumulators of zeros in COMPUTE_DTYPE (gate and value);
+    # stub: #  - a loop over K in steps of BLOCK_K: load a (BLOCK_M, BLOCK_K) tile of x and (BLOCK_K, BLOCK_N)
+    # stub: #    tiles of both weights' transposes (element (k, n) is weight[n, k]), masking what lies past M, N
+    # stub: #    or K (the last step runs past K unless BLOCK_K divides it: load 0 there); accumulate with tl.dot;
+    # stub: #  - if HAS_BIAS, add the biases to the accumulators (inside the activation: act(x Wg^T + bg));
+    # stub: #  - out = _activation(gate, ACTIVATION) * value, stored once in out's dtype, masked.
+    # stub: pass
     # Program (pid_m, pid_n) computes the (BLOCK_M, BLOCK_N) tile of out at those block indices.
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
@@ -143,7 +156,7 @@ def _gated_projection_kernel(
     out = _activation(gate, ACTIVATION) * value
     tl.store(out_ptr + rows[:, None] * stride_om + cols[None, :] * stride_on, out.to(out_ptr.dtype.element_ty),
              mask=(rows[:, None] < M) & (cols[None, :] < N))
-
+    # END TODO 1
 
 # ------------------------------------------------------------------------------------------ TODO 2
 
@@ -154,6 +167,13 @@ def gated_projection(x: torch.Tensor, gate_weight: torch.Tensor, value_weight: t
     _check(x, gate_weight, value_weight, gate_bias, value_bias, activation)
     if (gate_bias is None) != (value_bias is None):
         raise ValueError("gate_bias and value_bias must both be given, or neither")
+    # BEGIN TODO 2
+    # stub: # TODO 2: view x as (M, K) rows (reshape; its strides go to the kernel as they are), allocate the
+    # stub: # (M, N) output in x's dtype, launch _gated_projection_kernel on a grid of (cdiv(M, BLOCK_M),
+    # stub: # cdiv(N, BLOCK_N)) programs (nothing to launch when M or N is 0), with every stride, HAS_BIAS, the
+    # stub: # activation, COMPUTE_DTYPES.get(x.dtype, tl.float32) and the block sizes; return it as (..., N).
+    # stub: # Without biases, pass any tensor for the bias pointers: HAS_BIAS=False means they are never read.
+    # stub: raise NotImplementedError("gated_projection: TODO 2 in exercises/triton_gated_mlp.py")
     rows = x.reshape(-1, x.shape[-1])  # a view where it can be one; its strides go to the kernel as they are
     m, k = rows.shape
     n = gate_weight.shape[0]
@@ -174,7 +194,7 @@ def gated_projection(x: torch.Tensor, gate_weight: torch.Tensor, value_weight: t
             BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K,
         )
     return out.reshape(*x.shape[:-1], n)
-
+    # END TODO 2
 
 # ------------------------------------------------------------------------------------------ TODO 3
 
@@ -184,10 +204,14 @@ def gated_projection_combined(x: torch.Tensor, weight: torch.Tensor, bias: torch
     both biases in one (2 * intermediate,) tensor: read through offsets and strides, never copied."""
     if weight.dim() != 2 or weight.shape[0] % 2:
         raise ValueError(f"weight must have shape (2 * intermediate, hidden), got {tuple(weight.shape)}")
+    # BEGIN TODO 3
+    # stub: # TODO 3: the gate's and the value's weights (and biases) as views of weight (and bias): offsets and
+    # stub: # strides, no copy; then gated_projection.
+    # stub: raise NotImplementedError("gated_projection_combined: TODO 3 in exercises/triton_gated_mlp.py")
     n = weight.shape[0] // 2
     gate_bias, value_bias = (None, None) if bias is None else (bias[:n], bias[n:])
     return gated_projection(x, weight[:n], weight[n:], gate_bias, value_bias, activation)
-
+    # END TODO 3
 
 # ------------------------------------------------------------------------------------------ TODO 4
 
@@ -204,6 +228,12 @@ class GatedProjectionFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_out):
         x, gate_weight, gate_bias, value_weight, value_bias = ctx.saved_tensors
+        # BEGIN TODO 4
+        # stub: # TODO 4: the gradients of x, gate_weight, gate_bias, value_weight and value_bias (None for an
+        # stub: # input that needs none, and for activation): recompute g = x Wg^T + bg and v = x Wv^T + bv with
+        # stub: # PyTorch (F.linear), then either differentiate _torch_activation(ctx.activation)(g) * v with
+        # stub: # torch.autograd.grad under torch.enable_grad(), or write the chain rule out by hand.
+        # stub: raise NotImplementedError("GatedProjectionFunction.backward: TODO 4 in exercises/triton_gated_mlp.py")
         with torch.enable_grad():
             inputs = [t.detach().requires_grad_(t.requires_grad) if t is not None else None
                       for t in (x, gate_weight, gate_bias, value_weight, value_bias)]
@@ -212,6 +242,7 @@ class GatedProjectionFunction(torch.autograd.Function):
             wanted = [t for t in inputs if t is not None and t.requires_grad]
             grads = iter(torch.autograd.grad(out, wanted, grad_out) if wanted else ())
         return (*(next(grads) if t is not None and t.requires_grad else None for t in inputs), None)
+        # END TODO 4
 
 
 # ------------------------------------------------------------------------------------------ TODO 5
@@ -221,6 +252,10 @@ class FusedGatedMLP(nn.Module):
 
     def __init__(self, hidden_dim: int, intermediate_dim: int, activation: str = "silu", dropout: float = 0.0) -> None:
         super().__init__()
+        # BEGIN TODO 5
+        # stub: # TODO 5: check activation (a ValueError naming it), keep it, and build GLU's layers: Wv and Wg
+        # stub: # (hidden_dim -> intermediate_dim), Wo (back to hidden_dim), all with biases, and the dropout.
+        # stub: raise NotImplementedError("FusedGatedMLP.__init__: TODO 5 in exercises/triton_gated_mlp.py")
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
         self.activation = activation
@@ -228,8 +263,13 @@ class FusedGatedMLP(nn.Module):
         self.Wg = nn.Linear(hidden_dim, intermediate_dim)
         self.Wo = nn.Linear(intermediate_dim, hidden_dim)
         self.dropout = nn.Dropout(dropout)
+        # END TODO 5
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # BEGIN TODO 5
+        # stub: # TODO 5: GatedProjectionFunction on x and the Wg, Wv parameters, then Wo, then dropout.
+        # stub: raise NotImplementedError("FusedGatedMLP.forward: TODO 5 in exercises/triton_gated_mlp.py")
         hidden = GatedProjectionFunction.apply(x, self.Wg.weight, self.Wg.bias, self.Wv.weight, self.Wv.bias,
                                                self.activation)
         return self.dropout(self.Wo(hidden))
+        # END TODO 5

@@ -6,9 +6,7 @@ EXPECT_FAILURES = {
 }
 
 EDITS = [
-    ('        super().__init__()\n'
-     '        _check_arguments(hidden_dim, intermediate_dim, activation_fn, dropout)\n',
-     '        super().__init__()\n'
+    ('        _check_arguments(hidden_dim, intermediate_dim, activation_fn, dropout)\n',
      '        _check_arguments(hidden_dim, intermediate_dim, activation_fn, dropout)\n'
      '        self.norm = nn.LayerNorm(hidden_dim)\n', 2),
     ('        return self.drop(self.Wo(self.act(self.Wi(x))))\n',

@@ -10,5 +10,5 @@ EXPECT_FAILURES = {
 }
 
 EDITS = [
-    (".to(COMPUTE_DTYPE)", ".to(tl.float32)", 5),
+    ("mask=in_row).to(COMPUTE_DTYPE)", "mask=in_row).to(tl.float32)", 5),
 ]

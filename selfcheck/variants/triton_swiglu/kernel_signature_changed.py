@@ -9,9 +9,11 @@ EXPECT_FAILURES = {
 }
 
 EDITS = [
-    ("    n_cols,  # elements per row; the last block of a row runs past it and is masked\n",
+    ("    out_row_stride,  # same for out\n"
+     "    n_cols,  # elements per row\n",
+     "    out_row_stride,  # same for out\n"
      "    n_rows,  # rows (unused)\n"
-     "    n_cols,  # elements per row; the last block of a row runs past it and is masked\n"),
+     "    n_cols,  # elements per row\n"),
     ("        n_cols,\n"
      "        COMPUTE_DTYPE=_compute_dtype(gate.dtype), BLOCK_SIZE=block_size, num_warps=num_warps,\n"
      "    )\n"
