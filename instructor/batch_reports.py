@@ -175,6 +175,9 @@ def write_gradebooks(outputs: Outputs, records: list[Record], canvas_assignment:
         written.append(path)
         for why in left_out:
             print(f"not in {path.name}: {why}", file=sys.stderr)
+        if lms == "moodle" and (over := [r.grade.score for r in kept if r.grade.score > r.grade.max_score]):
+            print(f"{path.name}: {len(over)} grade(s) above the maximum, with bonus points: Moodle's worksheet skips"
+                  f" them unless the assignment's maximum grade is at least {max(over)}", file=sys.stderr)
     return written
 
 

@@ -191,14 +191,18 @@ def test_canvas_file_has_the_columns_canvas_imports(lms_batch):
     assert sorted(students) == [["joneseve", "333", "", "", "", "7"], ["smithbob", "111", "", "", "", "13"]]
 
 
-def test_moodle_file_has_the_columns_its_grading_worksheet_reads(lms_batch):
+def test_moodle_file_has_the_columns_its_grading_worksheet_reads(lms_batch, capsys, monkeypatch):
+    monkeypatch.setitem(POINTS, "Alice Smith", 10)  # and 3 bonus points: above the maximum of 10
     lms_batch.run()
     header, *students = lms_batch.table("grades_moodle.csv")
     assert {"Identifier", "Grade", "Last modified (grade)"} <= set(header), header
     row = dict(zip(header, students[0]))
-    assert len(students) == 1 and row["Identifier"] == "Participant 12345" and row["Grade"] == "10", students
+    assert len(students) == 1 and row["Identifier"] == "Participant 12345" and row["Grade"] == "13", students
     modified = datetime.datetime.strptime(row["Last modified (grade)"], "%Y-%m-%d %H:%M:%S")
     assert abs((datetime.datetime.now() - modified).total_seconds()) < 600
+    # The worksheet skips a grade above the assignment's maximum: said, with the maximum it needs.
+    err = capsys.readouterr().err
+    assert "grades_moodle.csv: 1 grade(s) above the maximum" in err and "maximum grade is at least 13" in err, err
 
 
 def test_a_student_twice_is_left_out_of_the_gradebook(lms_batch, capsys, monkeypatch):
