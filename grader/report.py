@@ -153,16 +153,20 @@ def write_json(path: Path, data: dict) -> None:
 
 
 def write_text(path: Path, text: str) -> None:
+    write_bytes(path, text.encode("utf-8"))
+
+
+def write_bytes(path: Path, data: bytes) -> None:
     """Write a report whole: readers never see half a file.
 
-    The text goes to a new file of a fresh name beside ``path`` (created, never opened through a link
+    The data goes to a new file of a fresh name beside ``path`` (created, never opened through a link
     someone left there), which then replaces ``path``.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:

@@ -1,30 +1,45 @@
-"""What a batch writes beside its CSV, rewritten from every row at the end of each run.
+"""What a batch writes beside its CSV, all of it from the store (``instructor/batch_store.py``), once, at
+the end of each run (an interrupted one too).
 
-For ``grades.csv``: ``grades_feedback/NAME.md`` (one per graded submission, or ``--feedback DIR``; ``.txt``
-with ``--feedback-format txt``; written by ``instructor/feedback.py``),
-``grades_items.csv`` (per test: how many graded submissions fail it and their most common message),
-``grades_histogram.png`` and ``grades_skipped.csv`` (the entries of the batch folder that are no
-submission, with why). Each graded row's whole result is kept in ``.grades_results/NAME.json``
-(``report.as_json``), so the files describe all rows after ``--resume`` and ``--only`` too. Text
-from submissions is escaped as everywhere else: Markdown by ``markdown_cell``, CSV by ``csv_cell``.
+For ``grades.csv``: the CSV itself, a row per record; ``grades_feedback/NAME.md`` (one per graded
+submission, or ``--feedback DIR``; ``.txt`` with ``--feedback-format txt``; written by
+``instructor/feedback.py``); ``grades_items.csv`` (per test: how many graded submissions fail it and
+their most common message); ``grades_histogram.png``; ``grades_skipped.csv`` (the entries of the batch
+folder that are no submission, with why); and, per LMS the hand-ins came from, the file its gradebook
+imports (``grades_canvas.csv``, ``grades_moodle.csv``: ``instructor/gradebooks.py``). Each file is
+written whole (``report.write_text``). Text from submissions is escaped as everywhere else: Markdown by
+``markdown_cell``, CSV by ``csv_cell``.
 """
 
 from __future__ import annotations
 
 import csv
-import json
+import io
 import statistics
+import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader import report
+from grader.grading import TASK_TITLES
 from grader.results import Grade
-from grader.safe_text import csv_cell, file_name
+from grader.safe_text import csv_cell
+from instructor import gradebooks
+from instructor.batch_store import Record, Store
 from instructor.feedback import feedback
 
 ITEM_COLUMNS = ["test", "task", "points", "graded", "failing", "share_failing", "most_common_message",
                 "message_count"]
+LMS_FILES = {"canvas": "_canvas.csv", "moodle": "_moodle.csv"}  # the gradebook file of each LMS, named after the CSV
+
+
+def columns() -> list[str]:
+    cols = ["submission", "score", "max_score"]
+    for task in TASK_TITLES:
+        cols += [task, f"{task}_max"]
+    return cols + ["status", "first_failure", "sandboxed", "isolation", "seed", "seconds", "grader_peak_mb",
+                   "lms", "lms_id", "note"]
 
 
 @dataclass(frozen=True)
@@ -39,47 +54,57 @@ class Outputs:
     def beside(cls, csv_path: Path, feedback: Path | None = None, feedback_format: str = "md") -> "Outputs":
         return cls(csv_path, feedback or csv_path.with_name(f"{csv_path.stem}_feedback"), feedback_format)
 
-    def _named(self, suffix: str) -> Path:
+    def named(self, suffix: str) -> Path:
         return self.csv.with_name(f"{self.csv.stem}{suffix}")
 
     @property
-    def results(self) -> Path:
-        return self.csv.with_name(f".{self.csv.stem}_results")
+    def store(self) -> Store:
+        return Store(self.csv.with_name(f".{self.csv.stem}_results"))
 
     @property
     def items(self) -> Path:
-        return self._named("_items.csv")
+        return self.named("_items.csv")
 
     @property
     def histogram(self) -> Path:
-        return self._named("_histogram.png")
+        return self.named("_histogram.png")
 
     @property
     def skipped(self) -> Path:
-        return self._named("_skipped.csv")
+        return self.named("_skipped.csv")
+
+    def gradebook(self, lms: str) -> Path:
+        return self.named(LMS_FILES[lms])
+
+    def page(self, name: str) -> Path:
+        return self.feedback / f"{name}.{self.feedback_format}"
 
     def all(self) -> set[Path]:
         """Everything the batch writes, so that a CSV kept inside the batch folder is not graded."""
-        paths = [self.csv, self.feedback, self.results, self.items, self.histogram, self.skipped]
-        return {p.resolve() for p in paths} | {self.csv.with_name(self.csv.name + ".tmp").resolve()}
-
-    def result(self, name: str) -> Path:
-        return self.results / f"{name}.json"
+        paths = [self.csv, self.feedback, self.store.folder, self.items, self.histogram, self.skipped]
+        return {p.resolve() for p in paths + [self.gradebook(lms) for lms in LMS_FILES]}
 
 
-def keep_result(outputs: Outputs, name: str, grade: Grade | None) -> None:
-    """Keep a graded submission's whole result; a submission that is now an error keeps none."""
-    if grade is None:
-        outputs.result(name).unlink(missing_ok=True)
-    else:
-        report.write_json(outputs.result(name), report.as_json(grade))
-
-
-def kept_result(outputs: Outputs, name: str) -> Grade | None:
-    try:
-        return report.from_json(json.loads(outputs.result(name).read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+def row_for(record: Record) -> dict:
+    """The record's CSV row (cells as they are: ``write_csv`` escapes them)."""
+    row = {c: "" for c in columns()}
+    row.update(submission=record.name, lms=record.lms, lms_id=record.lms_id, note=record.note)
+    result = record.grade
+    if result is None:
+        row.update(status="error", first_failure=record.error, seconds=f"{record.seconds:.1f}")
+        return row
+    row.update(score=result.score, max_score=result.max_score, isolation=result.isolation,
+               sandboxed="true" if result.sandboxed else "false",  # as in the JSON report
+               seed=result.seed, seconds=f"{result.seconds:.1f}", status="graded",
+               grader_peak_mb=result.grader_peak_mb)
+    for task in TASK_TITLES:
+        tests = result.task_tests(task)
+        row[task] = sum(t.points for t in tests)
+        row[f"{task}_max"] = sum(t.max_points for t in tests)
+    first = result.first_failure()
+    if first is not None:
+        row["first_failure"] = f"{first.name}: {first.message}"
+    return row
 
 
 def items(grades: list[Grade]) -> list[dict]:
@@ -101,17 +126,18 @@ def items(grades: list[Grade]) -> list[dict]:
     return rows
 
 
-def write_csv(path: Path, columns: list[str], rows: list[dict]) -> None:
-    """The whole file at once (cells as given: escape them first)."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=columns)
-        writer.writeheader()
-        writer.writerows(rows)
-    tmp.replace(path)  # whole or not at all
+def write_csv(path: Path, header: list[str], rows: list[dict] | list[list]) -> None:
+    """The whole file at once; every cell from a submission (names, messages) may act as no formula."""
+    text = io.StringIO()
+    writer = csv.writer(text)
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow([csv_cell(cell) for cell in (row if isinstance(row, list) else [row[c] for c in header])])
+    report.write_text(path, text.getvalue())
 
 
-def histogram(path: Path, scores: list[int], max_score: int) -> None:
+def histogram(scores: list[int], max_score: int) -> bytes:
+    """The scores as a PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -128,42 +154,58 @@ def histogram(path: Path, scores: list[int], max_score: int) -> None:
     ax.yaxis.get_major_locator().set_params(integer=True)
     ax.set_title(f"{len(scores)} graded submissions")
     fig.tight_layout()
-    tmp = path.with_name(path.name + ".tmp")
-    fig.savefig(tmp, format="png", dpi=100)
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=100)
     plt.close(fig)
-    tmp.replace(path)
+    return png.getvalue()
 
 
-def write_all(outputs: Outputs, rows: list[dict], skipped: list[tuple[str, str]]) -> str:
-    """Every file beside the CSV, from all of its rows; returns the one-line summary of the batch."""
-    outputs.feedback.mkdir(parents=True, exist_ok=True)
-    grades, missing = [], []
-    for row in rows:
-        if file_name(row["submission"]) != row["submission"]:
-            continue  # not a name this grader gives (a row written by hand): no file is made from it
-        grade = kept_result(outputs, row["submission"]) if row["status"] == "graded" else None
-        page = outputs.feedback / f"{row['submission']}.{outputs.feedback_format}"
-        if grade is None:
-            page.unlink(missing_ok=True)  # an error row (or one graded elsewhere) has no feedback here
-            missing += [row["submission"]] if row["status"] == "graded" else []
+def write_gradebooks(outputs: Outputs, records: list[Record], canvas_assignment: str | None) -> list[Path]:
+    """Per LMS the records came from, the file its gradebook imports; one that no record needs now is removed
+    (it would import an earlier batch's grades)."""
+    written = []
+    for lms in LMS_FILES:
+        path = outputs.gradebook(lms)
+        if not any(record.lms == lms for record in records) or (lms == "canvas" and canvas_assignment is None):
+            path.unlink(missing_ok=True)  # canvas without its column: the batch refused to start (batch.py)
             continue
-        grades.append(grade)
-        page.write_text(feedback(row["submission"], grade, outputs.feedback_format), encoding="utf-8")
-    write_csv(outputs.items, ITEM_COLUMNS, [{k: csv_cell(v) for k, v in row.items()} for row in items(grades)])
-    write_csv(outputs.skipped, ["entry", "reason"], [{"entry": csv_cell(e), "reason": csv_cell(r)} for e, r in skipped])
-    scores = [int(r["score"]) for r in rows if r["status"] == "graded"]
-    top = max((int(r["max_score"]) for r in rows if r["status"] == "graded"), default=0)
-    histogram(outputs.histogram, scores, top)
+        kept, left_out = gradebooks.students(records, lms)
+        rows = gradebooks.canvas(kept, canvas_assignment) if lms == "canvas" else gradebooks.moodle(kept)
+        write_csv(path, rows[0], rows[1:])
+        written.append(path)
+        for why in left_out:
+            print(f"not in {path.name}: {why}", file=sys.stderr)
+        if lms == "moodle" and (over := [r.grade.score for r in kept if r.grade.score > r.grade.max_score]):
+            print(f"{path.name}: {len(over)} grade(s) above the maximum, with bonus points: Moodle's worksheet skips"
+                  f" them unless the assignment's maximum grade is at least {max(over)}", file=sys.stderr)
+    return written
+
+
+def write_all(outputs: Outputs, records: list[Record], skipped: list[tuple[str, str]],
+              canvas_assignment: str | None = None) -> str:
+    """Every file beside the CSV, and the CSV, from every record; returns the one-line summary of the batch."""
+    write_csv(outputs.csv, columns(), [row_for(record) for record in records])
+    graded = [record for record in records if record.grade is not None]
+    outputs.feedback.mkdir(parents=True, exist_ok=True)
+    for record in records:
+        if record.grade is None:
+            outputs.page(record.name).unlink(missing_ok=True)  # an error has no feedback
+        else:
+            report.write_text(outputs.page(record.name), feedback(record.name, record.grade, outputs.feedback_format))
+    write_csv(outputs.items, ITEM_COLUMNS, items([record.grade for record in graded]))
+    write_csv(outputs.skipped, ["entry", "reason"], [list(entry) for entry in skipped])
+    scores = [record.grade.score for record in graded]
+    top = max((record.grade.max_score for record in graded), default=0)
+    report.write_bytes(outputs.histogram, histogram(scores, top))
+    lms_files = write_gradebooks(outputs, records, canvas_assignment)
 
     def shown(path: Path) -> str:
         return path.name if path.parent == outputs.csv.parent else str(path)
 
-    errors = sum(r["status"] != "graded" for r in rows)
+    errors = len(records) - len(graded)
     stats = (f"median {statistics.median(scores):g}/{top}, mean {statistics.mean(scores):.1f}" if scores
              else "no scores")
     files = [str(outputs.csv), shown(outputs.items), shown(outputs.histogram), shown(outputs.feedback) + "/"]
-    files += [shown(outputs.skipped)] if skipped else []
-    note = (f" ({len(missing)} graded row(s) without a kept result, so without feedback: rerun them with"
-            f" --only NAME, e.g. {missing[0]})") if missing else ""
-    return (f"graded {len(scores)} of {len(rows) + len(skipped)} entries: {errors} error{'s' * (errors != 1)}, {len(skipped)}"
-            f" skipped; {stats}; {', '.join(files)}{note}")
+    files += ([shown(outputs.skipped)] if skipped else []) + [shown(path) for path in lms_files]
+    return (f"graded {len(scores)} of {len(records) + len(skipped)} entries: {errors} error{'s' * (errors != 1)},"
+            f" {len(skipped)} skipped; {stats}; {', '.join(files)}")

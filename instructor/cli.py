@@ -33,6 +33,7 @@ def build_parser() -> Parser:
         "  python -m instructor --release ../mlp-block-student\n"
         "  python -m instructor --batch submissions/ --csv grades.csv --jobs 4 --resume\n"
         "  python -m instructor --batch submissions/ --csv grades.csv --only alice\n"
+        "  python -m instructor --batch submissions/ --csv grades.csv --canvas-assignment 'Homework 3 (12345)'\n"
         "  python -m instructor --gradescope-bundle autograder.zip --tasks mlp,glu,cost\n"
         "  python -m instructor --classroom50 autograders/mlp-block --tasks mlp,glu\n"
         "  python -m instructor --stubs\n"
@@ -59,14 +60,19 @@ def build_parser() -> Parser:
     batch.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1), metavar="N",
                        help="with --batch: submissions graded in parallel (default: one per core)")
     batch.add_argument("--resume", action="store_true",
-                       help="with --batch: skip submissions already graded in the CSV (rows with status error are retried)")
+                       help="with --batch: go on with an interrupted batch: skip the submissions already graded"
+                            " (those with status error are graded again)")
     batch.add_argument("--only", metavar="NAME",
-                       help="with --batch: grade this submission again (its name in the CSV) and replace its row")
+                       help="with --batch: grade this submission again (its name in the CSV) and replace its record")
     batch.add_argument("--feedback", type=Path, metavar="DIR",
                        help="with --batch: where the Markdown feedback per submission goes (default: beside the"
                             " CSV, grades.csv -> grades_feedback/)")
     batch.add_argument("--feedback-format", choices=FORMATS, default="md",
                        help="with --batch: md (Markdown, for LMS comment boxes that render it) or txt (plain text)")
+    batch.add_argument("--canvas-assignment", metavar="COLUMN",
+                       help="with --batch, needed when hand-ins came from Canvas: the assignment's column as Canvas's"
+                            " gradebook export heads it, e.g. 'Homework 3 (12345)', for grades_canvas.csv, which"
+                            " Canvas's gradebook imports")
     add_grading_options(p)
     return p
 
@@ -107,8 +113,8 @@ def run(args: argparse.Namespace) -> int:
     limits, tasks = limits_of(args), tasks_of(args)
     bonus = bonus_of(args, tasks)
     check_requirements()
-    if not args.batch and (args.csv or args.resume or args.only or args.feedback):
-        raise GraderFailure("--csv, --resume, --only and --feedback go with --batch DIR")
+    if not args.batch and (args.csv or args.resume or args.only or args.feedback or args.canvas_assignment):
+        raise GraderFailure("--csv, --resume, --only, --feedback and --canvas-assignment go with --batch DIR")
     if args.gradescope_bundle:
         from instructor.exports import make_bundle
 
@@ -148,4 +154,5 @@ def run(args: argparse.Namespace) -> int:
 
     return run_batch(args.batch, args.csv, jobs=args.jobs, resume=args.resume, limits=limits,
                      sandbox_mode=args.sandbox or "bwrap", tasks=tasks, seed=args.seed, only=args.only,
-                     feedback=args.feedback, feedback_format=args.feedback_format, bonus=bonus)
+                     feedback=args.feedback, feedback_format=args.feedback_format, bonus=bonus,
+                     canvas_assignment=args.canvas_assignment)

@@ -5,7 +5,8 @@ correct ``mlp_block.py``, a GitHub-style zip of the stubs, loose Canvas files (o
 known mistake), and entries that must be skipped with a reason (a PDF, an empty folder, hostile
 zips, a nested zip, two different files of one name). Then ``--only`` grades the mistake again,
 fixed. Each run's outputs are read once into a dict the checks share. The naming rules are checked
-on ``intake.scan`` alone, without grading.
+on ``intake.scan`` alone, without grading. The store and the gradebook files are checked in
+``test_batch_store.py``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ REFERENCE = reference_file("mlp_block")
 STUBS = REPO / "exercises" / "mlp_block.py"
 MISTAKE = VARIANTS / "mlp_block" / "glu_sigmoid_gate.py"  # MLP right, GLU gate wrong
 MOODLE = "Alice Smith_12345_assignsubmission_file_"
+CANVAS_ASSIGNMENT = ["--canvas-assignment", "Homework 3 (12345)"]  # the Canvas hand-ins' gradebook column
 # The entries of the batch folder that must be skipped, and a phrase of each one's reason.
 SKIPPED = {
     "report.pdf": "not a hand-in",
@@ -107,17 +109,22 @@ def batch(tmp_path_factory) -> dict:
     lms_export(folder, outside)
     before = sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
     proc = grader("--batch", str(folder), "--csv", str(out / "grades.csv"), "--tasks", "mlp,glu", "--jobs", "2",
-                  cwd=tmp)
+                  *CANVAS_ASSIGNMENT, cwd=tmp)
     assert proc.returncode == 0, proc.stderr[-3000:]
     first = snapshot(proc, out)
     first.update(tmp=tmp, folder=folder, out=out, outside=outside, before=before)
     # --only: the mistake, fixed, graded again into the same CSV.
     shutil.copy(REFERENCE, folder / "joneseve_LATE_333_444_mlp_block-1.py")
     again = grader("--batch", str(folder), "--csv", str(out / "grades.csv"), "--tasks", "mlp,glu",
-                   "--only", "joneseve", cwd=tmp)
+                   "--only", "joneseve", *CANVAS_ASSIGNMENT, cwd=tmp)
     assert again.returncode == 0, again.stderr[-3000:]
     first["only"] = snapshot(again, out)
     return first
+
+
+def gradebook_files(rows: list[dict]) -> list[str]:
+    """The LMS gradebook files a batch writes: one per LMS its rows came from."""
+    return [f"grades_{lms}.csv" for lms in ("canvas", "moodle") if any(r["lms"] == lms for r in rows)]
 
 
 def full(row: dict) -> bool:
@@ -150,8 +157,8 @@ def test_hostile_zips_write_nothing_outside(batch):
     assert list(batch["outside"].iterdir()) == []
     assert not list(batch["tmp"].rglob("dotdot.py")) and not list(batch["tmp"].rglob("absolute.py"))
     assert sorted(str(p.relative_to(batch["folder"])) for p in batch["folder"].rglob("*")) == batch["before"]
-    assert batch["files"] == [".grades_results", "grades.csv", "grades_feedback", "grades_histogram.png",
-                              "grades_items.csv", "grades_skipped.csv"], batch["files"]
+    assert batch["files"] == sorted([".grades_results", "grades.csv", "grades_feedback", "grades_histogram.png",
+                                     "grades_items.csv", "grades_skipped.csv", *gradebook_files(batch["rows"])]), batch["files"]
 
 
 def test_feedback_per_submission_grouped_and_readable(batch):
@@ -195,7 +202,8 @@ def test_summary_line(batch):
     assert batch["proc"].stdout.strip() == (
         f"graded 4 of {4 + len(SKIPPED)} entries: 0 errors, {len(SKIPPED)} skipped;"
         f" median {statistics.median(scores):g}/{top}, mean {statistics.mean(scores):.1f};"
-        f" {out / 'grades.csv'}, grades_items.csv, grades_histogram.png, grades_feedback/, grades_skipped.csv")
+        f" {out / 'grades.csv'}, grades_items.csv, grades_histogram.png, grades_feedback/, grades_skipped.csv"
+        + "".join(f", {name}" for name in gradebook_files(batch["rows"])))
 
 
 def test_only_replaces_one_row_and_rewrites_the_reports(batch):
@@ -284,9 +292,10 @@ def test_reports_beside_a_csv_inside_the_batch_folder_are_not_entries(tmp_path):
     (folder / "alice").mkdir(parents=True)
     shutil.copy(REFERENCE, folder / "alice" / "mlp_block.py")
     outputs = Outputs.beside(folder / "grades.csv")
-    for path in (outputs.csv, outputs.items, outputs.skipped, outputs.histogram):
+    for path in (outputs.csv, outputs.items, outputs.skipped, outputs.histogram, outputs.gradebook("canvas"),
+                 outputs.gradebook("moodle")):
         path.write_text("x")
     outputs.feedback.mkdir()
-    outputs.results.mkdir()
+    outputs.store.folder.mkdir()
     found = scan(folder, tmp_path, outputs.all())
     assert [s.name for s in found.submissions] == ["alice"] and found.skipped == []

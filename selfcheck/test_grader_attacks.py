@@ -509,12 +509,14 @@ def test_interrupted_batch_stops_soon_and_resume_retries_errors(tmp_path):
     assert proc.returncode == 130 and "--resume" in stderr, stderr
     rows = list(csv.DictReader(open(grades)))
     assert all(r["status"] in ("graded", "error") for r in rows), rows  # whole rows only
-    # An error row is retried by --resume (a grader error, then fixed: here, written by hand).
-    from instructor.batch import columns
+    # ... written at the stop, from the records kept so far: one row each, no more, no fewer.
+    kept = sorted(path.stem for path in (tmp_path / ".grades_results").glob("*.json"))
+    assert sorted(r["submission"] for r in rows) == kept, (rows, kept)
+    # An error is graded again by --resume (a grader error, then fixed: here, its record written as the batch would).
+    from instructor.batch_reports import Outputs
+    from instructor.batch_store import Record
 
-    with open(grades, "a", newline="") as f:
-        csv.DictWriter(f, fieldnames=columns()).writerow(
-            {"submission": "c_correct", "status": "error", "first_failure": "machine trouble"})
+    Outputs.beside(grades).store.keep(Record("c_correct", error="machine trouble"))
     for name in ("a_hang", "b_hang"):
         shutil.rmtree(batch / name)
     proc, _ = grader("--batch", str(batch), "--csv", str(grades), "--resume", "--tasks", "mlp,glu", *LIMITS, cwd=tmp_path)

@@ -1,0 +1,95 @@
+"""A batch's one store: a JSON file per submission, written whole when its grading ends.
+
+For ``grades.csv`` the store is ``.grades_results/``; ``NAME.json`` holds what ``python -m grader
+--json`` writes for that submission (``report.as_json``), with two fields more: ``status`` (``graded``)
+and ``batch`` (the student, the LMS and its id for the student, how the files were found). A
+submission whose grading failed has a small file of its own: ``status`` ``error``, the reason and the
+seconds it ran. Nothing else is kept: the CSV, the feedback, the reports and the gradebook files are
+all made from these files at the end of each run (``instructor/batch_reports.py``), so ``--resume``
+(a graded file is done; an error is graded again), ``--only`` (one file replaced) and Ctrl-C (the
+files written so far) all leave the same consistent set of files behind.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import report
+from grader.results import Grade
+from grader.safe_text import file_name
+from instructor.intake import Submission
+
+BATCH_FIELDS = ("student", "lms", "lms_id", "note")  # what the intake knew of the hand-in
+
+
+@dataclass
+class Record:
+    """One submission's outcome: its grade, or the reason it has none."""
+
+    name: str                  # unique and safe (intake): the file's stem, the CSV's submission
+    grade: Grade | None = None
+    error: str = ""            # why there is no grade (one line)
+    seconds: float = 0.0       # how long the failed grading ran (a grade has its own)
+    student: str = ""
+    lms: str = ""              # "canvas", "moodle" or ""
+    lms_id: str = ""           # the LMS's own id for the student, which its gradebook matches on
+    note: str = ""             # how the files were found
+
+    @property
+    def status(self) -> str:
+        return "error" if self.grade is None else "graded"
+
+    @classmethod
+    def of(cls, sub: Submission, grade: Grade | None, error: str = "", seconds: float = 0.0) -> "Record":
+        return cls(sub.name, grade, error, seconds, student=sub.student, lms=sub.lms, lms_id=sub.student_id,
+                   note=sub.note)
+
+
+def as_json(record: Record) -> dict:
+    batch = {name: getattr(record, name) for name in BATCH_FIELDS}
+    if record.grade is None:
+        return {"schema": report.JSON_SCHEMA, "submission": record.name, "status": "error", "error": record.error,
+                "seconds": round(record.seconds, 2), "batch": batch}
+    return {**report.as_json(record.grade), "status": "graded", "batch": batch}
+
+
+def from_json(name: str, data: dict) -> Record:
+    batch = {key: str(data.get("batch", {}).get(key, "")) for key in BATCH_FIELDS}
+    if data.get("status") == "error":
+        return Record(name, None, str(data["error"]), float(data.get("seconds", 0.0)), **batch)
+    return Record(name, report.from_json(data), **batch)
+
+
+class Store:
+    """The folder of one batch's records."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def path(self, name: str) -> Path:
+        return self.folder / f"{name}.json"
+
+    def keep(self, record: Record) -> None:
+        """In place of the submission's earlier record, whole or not at all."""
+        report.write_json(self.path(record.name), as_json(record))
+
+    def records(self) -> list[Record]:
+        """Every record, by name. A file that cannot be read counts as an error, so that its row stays
+        in the CSV and ``--resume`` grades it again."""
+        found = []
+        for path in sorted(self.folder.glob("*.json")) if self.folder.is_dir() else []:
+            name = path.stem
+            if file_name(name) != name:
+                continue  # no name the intake gives: not a record of this batch
+            try:
+                found.append(from_json(name, json.loads(path.read_text(encoding="utf-8"))))
+            except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+                found.append(Record(name, error=f"its record {path} cannot be read ({type(exc).__name__}):"
+                                                f" grade it again with --resume or --only {name}"))
+        return sorted(found, key=lambda record: record.name.casefold())
+
+    def graded(self) -> set[str]:
+        """For ``--resume``: the submissions that are done."""
+        return {record.name for record in self.records() if record.grade is not None}

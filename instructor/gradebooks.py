@@ -1,0 +1,80 @@
+"""The files an LMS's gradebook imports as they are, one per LMS the hand-ins came from.
+
+Each student is matched on the id the LMS put into the names of its download (``instructor/intake.py``
+reads it; ``Record.lms_id``), and given the score as the grader counts it: every point earned, bonus
+tasks' points included (``Grade.score``).
+
+* Canvas (Grades > Import): the columns of Canvas's own gradebook export, ``Student, ID, SIS User ID,
+  SIS Login ID, Section``, then the assignment's column, headed as that export heads it, its id in
+  parentheses (``Homework 3 (12345)``: ``--canvas-assignment``), which Canvas matches on; a second row,
+  ``Points Possible``, which Canvas reads as the assignment's points and no student. Canvas matches a
+  student on ``ID``, the user id in its download's names (``smithalice_12345_67890_mlp_block.py``).
+* Moodle: the number in its download's names (``Alice Smith_12345_assignsubmission_file_``) is the
+  assignment's participant number, which no gradebook import knows (those match on the user's email,
+  username or id number); the assignment's own grading worksheet does (Assignment > View all
+  submissions > Upload grading worksheet, with "Offline grading worksheet" on in the assignment's
+  feedback types). It reads three columns, by their English names: ``Identifier`` (``Participant
+  12345``), ``Grade`` and ``Last modified (grade)``, and keeps a grade changed in Moodle after that time.
+
+A hand-in without an id, or a grading error, gets no row: the gradebook keeps what it has for them.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+
+from grader.grading import GraderFailure
+from instructor.batch_store import Record
+
+CANVAS_STUDENT = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+CANVAS_POINTS_ROW = "Points Possible"
+CANVAS_COLUMN = re.compile(r"^\S.* \((\d+)\)$")  # "Homework 3 (12345)": the title, then the id Canvas matches on
+MOODLE_COLUMNS = ["Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)"]
+MOODLE_PARTICIPANT = "Participant "  # the Identifier's prefix before the participant number
+
+
+def check_canvas_assignment(column: str | None, canvas_hand_ins: int) -> None:
+    """Before anything is graded: the column Canvas's gradebook file needs, when hand-ins came from Canvas."""
+    if column is None:
+        if canvas_hand_ins:
+            raise GraderFailure(f"--canvas-assignment: {canvas_hand_ins} hand-in(s) came from Canvas; give the"
+                                " assignment's column as Canvas's gradebook export heads it (Grades > Export),"
+                                " e.g. --canvas-assignment 'Homework 3 (12345)', for the file Canvas imports")
+        return
+    if not CANVAS_COLUMN.match(column):
+        raise GraderFailure(f"--canvas-assignment {column!r}: give the column as Canvas's gradebook export heads it,"
+                            " the assignment's id in parentheses, e.g. 'Homework 3 (12345)'; without the id"
+                            " Canvas would make a new assignment of that name")
+
+
+def students(records: list[Record], lms: str) -> tuple[list[Record], list[str]]:
+    """The graded records from ``lms`` that its gradebook can match, and why each other one is left out."""
+    mine = [r for r in records if r.lms == lms]
+    ids = Counter(r.lms_id for r in mine if r.lms_id)
+    kept, left_out = [], []
+    for record in mine:
+        if record.grade is None:
+            continue  # an error row: nothing to import, the gradebook keeps what it has
+        if not record.lms_id:
+            left_out.append(f"{record.name}: no {lms} id in its file names")
+        elif ids[record.lms_id] > 1:
+            left_out.append(f"{record.name}: {lms} id {record.lms_id} is also another hand-in's")
+        else:
+            kept.append(record)
+    return kept, left_out
+
+
+def canvas(records: list[Record], assignment: str) -> list[list]:
+    """Canvas's gradebook import: the header, the Points Possible row, a row per student."""
+    most = max((r.grade.max_score for r in records), default=0)
+    rows = [[*CANVAS_STUDENT, assignment], [CANVAS_POINTS_ROW, "", "", "", "", most]]
+    return rows + [[r.student, r.lms_id, "", "", "", r.grade.score] for r in records]
+
+
+def moodle(records: list[Record], now: float | None = None) -> list[list]:
+    """Moodle's grading worksheet: the header and a row per student, modified now (this batch's end)."""
+    modified = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
+    return [MOODLE_COLUMNS] + [[f"{MOODLE_PARTICIPANT}{r.lms_id}", r.student, r.grade.score, r.grade.max_score,
+                                modified] for r in records]

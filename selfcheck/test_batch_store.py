@@ -1,0 +1,230 @@
+"""A batch's one store and what is made from it, and the gradebook files the LMSs import.
+
+Each submission's record (``.grades_results/NAME.json``, an error included) is written whole when it
+finishes; the CSV, the feedback, the reports and the gradebook files are written once, from the
+records, at the end of the run; ``--resume`` grades the errors again and nothing else; ``--only``
+replaces one record. Grading is stood in for here (``grade`` returns a fixed grade per student, or
+fails for one), so these checks take seconds: the batches graded for real, in the sandbox, are
+``test_batch_intake.py``'s, and Ctrl-C is ``test_grader_attacks.py``'s.
+
+The gradebook files are checked against the columns their LMSs document: Canvas's gradebook
+import reads the columns of its own export (``Student, ID, SIS User ID, SIS Login ID, Section``, then
+one column per assignment headed ``Title (id)``; a second row ``Points Possible``) and matches a student
+on ``ID``; Moodle's assignment grading worksheet reads ``Identifier`` (``Participant N``), ``Grade`` and
+``Last modified (grade)``.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from grader import report
+from grader.grading import GraderFailure
+from grader.paths import reference_file
+from grader import results
+from grader.results import Grade
+from instructor import batch, intake
+from instructor.batch_reports import Outputs
+
+ASSIGNMENT = "Homework 3 (12345)"
+CANVAS_HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", ASSIGNMENT]
+HAND_INS = {  # the entry in the batch folder: the student it grades as, and their LMS id
+    "smithbob_111_222_mlp_block.py": ("smithbob", "111"),
+    "joneseve_333_444_mlp_block.py": ("joneseve", "333"),
+    "Alice Smith_12345_assignsubmission_file_mlp_block.py": ("Alice Smith", "12345"),
+    "carol/mlp_block.py": ("carol", ""),
+}
+POINTS = {"smithbob": 10, "joneseve": 4, "Alice Smith": 7, "carol": 0}  # of 10, and 3 bonus points each but carol
+
+
+def fake_grade(name: str) -> Grade:
+    """Two MLP tests of 5 points and a bonus task of 3: the score counts the bonus, the maximum does not."""
+    earned = POINTS[name]
+    tests = [results.TestResult("test_mlp.py::test_a", "mlp", min(earned, 5), 5, "passed" if earned >= 5 else "failed",
+                        "" if earned >= 5 else "wrong", kind="passed" if earned >= 5 else "failed", cause="x"),
+             results.TestResult("test_mlp.py::test_b", "mlp", max(earned - 5, 0), 5, "passed" if earned == 10 else "failed",
+                        "" if earned == 10 else "off by one", kind="passed" if earned == 10 else "failed", cause="y"),
+             results.TestResult("test_cost.py::test_c", "cost", 0 if name == "carol" else 3, 3,
+                        "failed" if name == "carol" else "passed", kind="failed" if name == "carol" else "passed")]
+    return Grade(name, seed=7, tests=tests, isolation="stood in", sandboxed=True, seconds=1.25, bonus=["cost"])
+
+
+class Batch:
+    """A batch folder, the grading stand-in, and every file write counted by path."""
+
+    def __init__(self, tmp: Path, monkeypatch) -> None:
+        self.folder, self.csv = tmp / "export", tmp / "out" / "grades.csv"
+        for entry in HAND_INS:
+            (self.folder / entry).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(reference_file("mlp_block"), self.folder / entry)
+        self.failing: set[str] = set()  # students whose grading fails (a grader error)
+        self.graded: list[str] = []
+        self.writes: dict[str, int] = {}
+        write_bytes = report.write_bytes
+
+        def counted(path: Path, data: bytes) -> None:
+            key = path.relative_to(self.csv.parent).as_posix()
+            self.writes[key] = self.writes.get(key, 0) + 1
+            write_bytes(path, data)
+
+        def stand_in(path, *, display, **_):
+            self.graded.append(display)
+            if display in self.failing:
+                raise GraderFailure("the grading run wrote no results: not graded")
+            return fake_grade(display)
+
+        scan = intake.scan
+
+        def scan_with_lms(folder, work, ignore=frozenset()):
+            found = scan(folder, work, ignore)
+            for sub in found.submissions:  # where the intake does not say which LMS, the names do
+                if not sub.lms and sub.student_id:
+                    sub.lms = "moodle" if "_assignsubmission_" in sub.source else "canvas"
+            return found
+
+        monkeypatch.setattr(report, "write_bytes", counted)
+        monkeypatch.setattr(batch, "grade", stand_in)
+        monkeypatch.setattr(batch, "make_runner", lambda: type("Runner", (), {"abort": lambda self: None})())
+        monkeypatch.setattr(intake, "scan", scan_with_lms)
+
+    def run(self, *, resume=False, only=None, canvas=ASSIGNMENT) -> int:
+        self.writes.clear()
+        self.graded.clear()
+        return batch.run_batch(self.folder, self.csv, jobs=2, resume=resume, only=only, limits=None,
+                               sandbox_mode="auto", canvas_assignment=canvas)
+
+    def rows(self, name: str = "grades.csv") -> list[dict]:
+        with open(self.csv.parent / name, newline="", encoding="utf-8") as f:
+            return list(csv.DictReader(f))
+
+    def table(self, name: str) -> list[list[str]]:
+        with open(self.csv.parent / name, newline="", encoding="utf-8") as f:
+            return list(csv.reader(f))
+
+
+@pytest.fixture
+def lms_batch(tmp_path, monkeypatch) -> Batch:
+    return Batch(tmp_path, monkeypatch)
+
+
+REPORTS = ["grades.csv", "grades_items.csv", "grades_skipped.csv", "grades_histogram.png", "grades_canvas.csv",
+           "grades_moodle.csv"]
+
+
+def test_each_record_and_each_file_is_written_once(lms_batch):
+    lms_batch.failing = {"joneseve"}
+    assert lms_batch.run() == 0
+    records = [f".grades_results/{name}.json" for name in POINTS]
+    pages = [f"grades_feedback/{name}.md" for name in POINTS if name != "joneseve"]  # an error has no feedback
+    assert lms_batch.writes == dict.fromkeys(records + pages + REPORTS, 1), lms_batch.writes
+    rows = {row["submission"]: row for row in lms_batch.rows()}
+    assert list(rows) == sorted(POINTS, key=str.casefold)
+    assert rows["joneseve"]["status"] == "error" and "wrote no results" in rows["joneseve"]["first_failure"]
+    assert (rows["smithbob"]["score"], rows["smithbob"]["max_score"]) == ("13", "10")  # the bonus counts in the score
+    for student, lms_id in HAND_INS.values():
+        assert rows[student]["lms_id"] == lms_id, rows[student]
+    assert rows["smithbob"]["lms"] == "canvas" and rows["Alice Smith"]["lms"] == "moodle" and rows["carol"]["lms"] == ""
+    error = lms_batch.csv.parent / ".grades_results" / "joneseve.json"
+    assert '"status": "error"' in error.read_text() and "wrote no results" in error.read_text()
+
+
+def test_resume_grades_the_errors_again_and_nothing_else(lms_batch):
+    lms_batch.failing = {"joneseve"}
+    lms_batch.run()
+    before = {row["submission"]: row for row in lms_batch.rows()}
+    with pytest.raises(GraderFailure, match="--resume"):
+        lms_batch.run()  # never over an earlier batch
+    lms_batch.failing = set()
+    assert lms_batch.run(resume=True) == 0
+    assert lms_batch.graded == ["joneseve"]
+    assert lms_batch.writes[".grades_results/joneseve.json"] == 1
+    assert not [path for path in lms_batch.writes if path.startswith(".grades_results/") and "joneseve" not in path]
+    assert all(lms_batch.writes[name] == 1 for name in REPORTS), lms_batch.writes
+    after = {row["submission"]: row for row in lms_batch.rows()}
+    assert after["joneseve"]["status"] == "graded" and after["joneseve"]["score"] == "7", after["joneseve"]
+    assert all(after[name] == before[name] for name in before if name != "joneseve")
+
+
+def test_only_replaces_one_record(lms_batch, monkeypatch):
+    lms_batch.run()
+    before = {row["submission"]: row for row in lms_batch.rows()}
+    monkeypatch.setitem(POINTS, "carol", 10)  # carol handed in again, all right now
+    assert lms_batch.run(only="carol") == 0
+    assert lms_batch.graded == ["carol"]
+    assert [path for path in lms_batch.writes if path.startswith(".grades_results/")] == [".grades_results/carol.json"]
+    after = {row["submission"]: row for row in lms_batch.rows()}
+    assert list(after) == list(before) and after["carol"]["score"] == "10"
+    assert all(after[name] == before[name] for name in before if name != "carol")
+
+
+def test_a_new_batch_refuses_an_earlier_batchs_records(lms_batch):
+    lms_batch.run()
+    lms_batch.csv.unlink()  # the records are still there: they are the batch, the CSV is made from them
+    with pytest.raises(GraderFailure, match="--resume"):
+        lms_batch.run()
+    assert lms_batch.run(resume=True) == 0 and lms_batch.graded == []
+    assert len(lms_batch.rows()) == len(POINTS)
+
+
+def test_canvas_hand_ins_need_the_assignments_column_before_anything_is_graded(lms_batch):
+    with pytest.raises(GraderFailure, match="--canvas-assignment: 2 hand-in"):
+        lms_batch.run(canvas=None)
+    with pytest.raises(GraderFailure, match="--canvas-assignment 'Homework 3': .*id in parentheses"):
+        lms_batch.run(canvas="Homework 3")
+    assert lms_batch.graded == [] and not lms_batch.csv.exists()
+
+
+def test_canvas_file_has_the_columns_canvas_imports(lms_batch):
+    lms_batch.run()
+    header, points, *students = lms_batch.table("grades_canvas.csv")
+    assert header == CANVAS_HEADER
+    # As Canvas's importer reads it: "Student" then "ID" first, "Section" the last student column, then
+    # each assignment as "Title (id)"; a row whose first cell says "Points Possible" is no student.
+    assert re.fullmatch(r".+ \((\d+)\)", header[5])[1] == "12345"
+    assert points == ["Points Possible", "", "", "", "", "10"]
+    assert sorted(students) == [["joneseve", "333", "", "", "", "7"], ["smithbob", "111", "", "", "", "13"]]
+
+
+def test_moodle_file_has_the_columns_its_grading_worksheet_reads(lms_batch, capsys, monkeypatch):
+    monkeypatch.setitem(POINTS, "Alice Smith", 10)  # and 3 bonus points: above the maximum of 10
+    lms_batch.run()
+    header, *students = lms_batch.table("grades_moodle.csv")
+    assert {"Identifier", "Grade", "Last modified (grade)"} <= set(header), header
+    row = dict(zip(header, students[0]))
+    assert len(students) == 1 and row["Identifier"] == "Participant 12345" and row["Grade"] == "13", students
+    modified = datetime.datetime.strptime(row["Last modified (grade)"], "%Y-%m-%d %H:%M:%S")
+    assert abs((datetime.datetime.now() - modified).total_seconds()) < 600
+    # The worksheet skips a grade above the assignment's maximum: said, with the maximum it needs.
+    err = capsys.readouterr().err
+    assert "grades_moodle.csv: 1 grade(s) above the maximum" in err and "maximum grade is at least 13" in err, err
+
+
+def test_a_student_twice_is_left_out_of_the_gradebook(lms_batch, capsys, monkeypatch):
+    shutil.copy(reference_file("mlp_block"), lms_batch.folder / "bobby_111_999_mlp_block.py")  # smithbob's id
+    monkeypatch.setitem(POINTS, "bobby", 5)
+    lms_batch.run()
+    ids = [row[1] for row in lms_batch.table("grades_canvas.csv")[2:]]
+    assert ids == ["333"], ids  # 111 is two hand-ins': which one counts is the instructor's call
+    assert "not in grades_canvas.csv: bobby: canvas id 111 is also another hand-in's" in capsys.readouterr().err
+
+
+def test_the_option_goes_with_a_batch(capsys):
+    from instructor.cli import main
+
+    assert main(["--canvas-assignment", ASSIGNMENT, "--release", "/nonexistent/x"]) == 3
+    assert "--canvas-assignment go with --batch" in capsys.readouterr().err
+
+
+def test_an_unreadable_record_is_an_error_row_and_is_graded_again(lms_batch):
+    lms_batch.run()
+    (lms_batch.csv.parent / ".grades_results" / "carol.json").write_text("{ half a file")
+    outputs = Outputs.beside(lms_batch.csv)
+    carol = next(r for r in outputs.store.records() if r.name == "carol")
+    assert carol.grade is None and "cannot be read" in carol.error and "--only carol" in carol.error
+    assert lms_batch.run(resume=True) == 0 and lms_batch.graded == ["carol"]
