@@ -32,7 +32,8 @@ PANEL = {
         "activation_hardcoded_gelu", "glu_silu_hard_coded", "default_activation_relu", "default_activation_tanh_gelu",
         "gelu_tanh_truncated_constant", "float32_compute_type_as", "output_cast_to_float32", "missing_biases",
         "residual_inside_block", "dropout_before_wo", "glu_activation_on_value_path", "layer_norm_inside_block",
-        "dropout_keep_probability"]),
+        "dropout_keep_probability", "quick_gelu_hard_coded", "gelu_tanh_truncated_hard_coded", "wo_bias_missing",
+        "glu_sum_of_paths", "layer_names_llama_style"]),
     "test_cost.py": ("mlp_cost", [
         "params_weights_only", "params_bias_argument_ignored", "flops_matmuls_only", "flops_fvcore_convention",
         "flops_multiply_accumulates", "flops_bias_adds_forgotten", "backward_equals_forward",

@@ -1,14 +1,23 @@
 """Running a block (MLP, GLU, FusedSwiGLU) on weights and inputs the test picks: the sizes the suites
-share and ``run``, which the MLP suite and the fused block's tests both call."""
+share, ``run``, which the MLP suite and the fused block's tests both call, and how the test's weights
+reach a block whose layers are named otherwise.
+
+The test's weights carry the interface's names (``Wi.weight``, ...). A block that names its layers
+otherwise (``fc1``/``fc2``, LLaMA's ``w1``/``w2``/``w3``), lacks a bias or holds an extra parameter
+still has its maths judged: its parameters are matched to the interface's by shape and role
+(``layout_of``), the weights are loaded under its own names, and its gradients are told under the
+interface's. Only the tests of the names themselves are charged for the names.
+"""
 
 from __future__ import annotations
 
-import re
+import itertools
+from dataclasses import dataclass, field
 
 import torch
 
-from tests.checks import Block, explain_error, fail, random_weights
-from tests.seam import error_fields, format_error
+from tests.checks import Block, explain_error, fail, float32_close, random_weights
+from tests.seam import Reference, error_fields, format_error
 
 HIDDEN, INTERMEDIATE = 8, 12  # different, so a transposed layer cannot go unnoticed
 CTOR = {"hidden_dim": HIDDEN, "intermediate_dim": INTERMEDIATE}
@@ -16,44 +25,140 @@ DROPOUT_SHAPE = (64, 32, HIDDEN)  # 16k outputs: the share of zeros is known to 
 P = 0.3  # the dropout rate of the training-mode tests
 
 
+@dataclass
+class Layout:
+    """How a block's own parameters stand for the interface's: ``names`` maps the block's name of each
+    matched parameter to the interface's; ``missing`` are the interface's parameters it lacks (biases),
+    ``extra`` its parameters the interface has none of (kept at the block's own initial values)."""
+    names: dict[str, str] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    extra: list[str] = field(default_factory=list)
+
+    @property
+    def renamed(self) -> dict[str, str]:
+        return {own: name for own, name in self.names.items() if own != name}
+
+    def own_weights(self, weights: dict) -> dict:
+        return {own: weights[name] for own, name in self.names.items()}
+
+    def interface_grads(self, grads: dict) -> dict:
+        return {self.names[own]: grad for own, grad in grads.items() if own in self.names}
+
+    def renaming_text(self) -> str:
+        return ", ".join(f"self.{own.split('.')[0]} -> self.{name.split('.')[0]}"
+                         for own, name in sorted(self.renamed.items()) if own.endswith(".weight"))
+
+
+PLAIN = Layout()
+_LAYOUTS: dict[tuple[int, str], Layout | None] = {}
+
+
+def layers_of(shapes: dict[str, list[int]]) -> dict[str, dict[str, list[int]]]:
+    """{layer: {"weight": shape, "bias": shape}} of the parameters named ``<layer>.weight`` / ``.bias``."""
+    layers: dict[str, dict[str, list[int]]] = {}
+    for name, shape in shapes.items():
+        layer, _, kind = name.rpartition(".")
+        if kind in ("weight", "bias") and layer:
+            layers.setdefault(layer, {})[kind] = shape
+    return layers
+
+
+def candidate_layouts(block: Block, shapes: dict[str, list[int]]) -> list[Layout]:
+    """Every way to match the block's linear layers to the interface's by their weights' shapes, each with
+    what is missing and extra; empty where some layer of the interface has no match."""
+    want = layers_of(block.layer_shapes(HIDDEN, INTERMEDIATE))
+    own = layers_of(shapes)
+    choices = []
+    for layer, kinds in want.items():
+        # A layer of the interface's name is that layer, whatever its shape (a wrong shape is
+        # test_parameter_shapes' to report); only layers named otherwise are matched by shape.
+        named = [layer] if layer in own else [name for name in own if name not in want]
+        choices.append([name for name in named if own[name].get("weight") == kinds["weight"]])
+    layouts = []
+    for picked in itertools.product(*choices):
+        if len(set(picked)) != len(picked):
+            continue
+        layout = Layout()
+        for layer, mine in zip(want, picked):
+            layout.names[f"{mine}.weight"] = f"{layer}.weight"
+            if own[mine].get("bias") == want[layer]["bias"]:
+                layout.names[f"{mine}.bias"] = f"{layer}.bias"
+            else:
+                layout.missing.append(f"{layer}.bias")
+        layout.extra = [name for name in shapes if name not in layout.names]
+        layouts.append(layout)
+    return layouts
+
+
+def layout_of(target, block: Block) -> Layout | None:
+    """The block's layout (None where its parameters cannot stand for the interface's), found once per
+    session. Where two layers could each be GLU's gate or value, the one that carries the activation is
+    the gate: the output is linear in the value projection's parameters, and in the gate's it is not."""
+    key = (id(target), block.name)
+    if key not in _LAYOUTS:
+        described = target.evidence(block.exercise, "describe_block", cls_name=block.name, ctor=CTOR)
+        if "error" in described:
+            return None  # not cached: the construction error is the test's to report
+        shapes = described["param_shapes"]
+        if all(shapes.get(name) == shape for name, shape in block.layer_shapes(HIDDEN, INTERMEDIATE).items()):
+            layout = Layout(names={n: n for n in block.layer_shapes(HIDDEN, INTERMEDIATE)},
+                            extra=[n for n in shapes if n not in block.layer_shapes(HIDDEN, INTERMEDIATE)])
+        else:
+            layouts = candidate_layouts(block, shapes)
+            if len(layouts) > 1 and "Wv" in block.layers:
+                layouts.sort(key=lambda layout: not linear_in(target, block, layout, "Wv"))
+            layout = layouts[0] if layouts else None
+        _LAYOUTS[key] = layout
+    return _LAYOUTS[key]
+
+
+def linear_in(target, block: Block, layout: Layout, layer: str) -> bool:
+    """Whether the block's output, less Wo's bias, is linear in ``layer``'s weight and bias together."""
+    gen = torch.Generator().manual_seed(0)  # a property of the code, so any data shows it
+    weights = random_weights(block, HIDDEN, INTERMEDIATE, gen)
+    other = {k: torch.randn(v.shape, generator=gen, dtype=v.dtype) for k, v in weights.items() if k.startswith(f"{layer}.")}
+    x = torch.randn(4, HIDDEN, generator=gen, dtype=torch.float64)
+    offset = weights["Wo.bias"] if "Wo.bias" in layout.names.values() else 0.0
+
+    def out(replaced: dict) -> torch.Tensor | None:
+        evidence = forward(target, block, layout, {**weights, **replaced}, x)
+        return None if "error" in evidence else evidence["out"] - offset
+
+    a, b = out({}), out(other)
+    both = out({k: weights[k] + other[k] for k in other})
+    return a is not None and b is not None and both is not None and float32_close(both, a + b)
+
+
+def forward(target, block: Block, layout: Layout, weights: dict, x: torch.Tensor, **ctor) -> dict:
+    """The block's eval-mode output (raw evidence), the test's weights loaded under the block's own names."""
+    return target.evidence(block.exercise, "run_block", cls_name=block.name, ctor=dict(CTOR, **ctor),
+                           state_dict=layout.own_weights(weights), x=x.clone(), strict=not layout.extra)
+
+
 def run(target, block: Block, gen, shape=(2, 3, HIDDEN), activation=None, dropout=None, train=False,
         dtype=torch.float64, backward=False, device="cpu", weights=None, x=None, grad_out=None, **extra):
-    """Run ``block`` with test-picked weights and input; returns (evidence, weights, x, ctor)."""
+    """Run ``block`` with test-picked weights and input; returns (evidence, weights, x, ctor). The
+    evidence's gradients are named as the interface names the parameters."""
     ctor = dict(CTOR, activation=activation, dropout=dropout)
     weights = weights if weights is not None else random_weights(block, HIDDEN, INTERMEDIATE, gen)
     x = x if x is not None else (torch.randn(shape, generator=gen, dtype=torch.float64) * 1.5).to(dtype)
     if backward and grad_out is None:
         grad_out = torch.randn(x.shape, generator=gen, dtype=torch.float64).to(dtype)
+    # The reference has the interface's names; a student's block may not (see the module's docstring).
+    layout = PLAIN if isinstance(target, Reference) else layout_of(target, block)
+    call = dict(cls_name=block.name, ctor=ctor, x=x.clone(), train=train, device=device,
+                grad_out=None if grad_out is None else grad_out.clone(), **extra)
     # The code under test gets its own copies: in-process, an in-place x += ... would otherwise
     # change the input the reference is then run on, and the comparison would show garbage.
-    def attempt(state_dict):
-        return target.evidence(block.exercise, "run_block", cls_name=block.name, ctor=ctor, state_dict=state_dict,
-                               x=x.clone(), train=train, grad_out=None if grad_out is None else grad_out.clone(),
-                               device=device, **extra)
-    evidence = attempt(weights)
-    absent = absent_biases(evidence.get("error"))
-    if absent:
-        # A block built with bias=False cannot load the test's biases. Run it with the rest of the
-        # weights: its output is then the block's without biases, a mistake the tests name, and the
-        # properties a missing bias does not touch (shapes, dtype, dropout) are still judged.
-        evidence = attempt({k: v for k, v in weights.items() if k not in absent})
+    if layout is None or layout is PLAIN:
+        evidence = target.evidence(block.exercise, "run_block", state_dict=weights, **call)
+    else:
+        evidence = target.evidence(block.exercise, "run_block", state_dict=layout.own_weights(weights),
+                                   strict=not layout.extra, **call)
+        if evidence.get("grads"):
+            evidence["grads"] = layout.interface_grads(evidence["grads"])
     if "error" in evidence:
         hint = explain_error(block, evidence["error"])
         fail(format_error(evidence["error"]) + (f"; {hint}" if hint else ""), **error_fields(evidence["error"]))
     evidence["grad_out"] = grad_out
     return evidence, weights, x, ctor
-
-
-def absent_biases(error: dict | None) -> set[str]:
-    """The bias keys a block without biases refused in load_state_dict; empty for any other error.
-
-    Read from the error message, which the code under test could write: at worst that runs it
-    without some biases, whose output then has to be one the tests compute themselves.
-    """
-    if not error or not error.get("stage", "").endswith(".load_state_dict"):
-        return set()
-    message = error.get("message", "")
-    if "Missing key" in message or "size mismatch" in message:
-        return set()
-    unexpected = set(re.findall(r'"([A-Za-z_]\w*\.bias)"', message.partition("Unexpected key(s)")[2]))
-    return unexpected

@@ -55,13 +55,18 @@ def run_block(
     grad_out: torch.Tensor | None = None,
     seed: int = 0,
     device: str = "cpu",
+    strict: bool = True,
 ) -> dict:
-    """Build, load the given weights, run forward (and backward when grad_out is given)."""
+    """Build, load the given weights, run forward (and backward when grad_out is given).
+
+    ``strict=False``: the block has parameters the weights do not name (an extra layer); they keep the
+    values its constructor gave them, from a seeded generator, so the run is the same every time."""
+    torch.manual_seed(seed)
     block = build_block(module, cls_name, ctor)
     # Cast first, then load: loading float64 weights into float32 parameters would round them.
     run_stage(f"{cls_name}.to", block.to, device=device, dtype=x.dtype)
     run_stage(f"{cls_name}.load_state_dict", block.load_state_dict,
-           {k: v.to(device=device, dtype=x.dtype) for k, v in state_dict.items()})
+           {k: v.to(device=device, dtype=x.dtype) for k, v in state_dict.items()}, strict=strict)
     block.train(train)
     x = x.to(device)
     x_before = x.clone()

@@ -24,6 +24,9 @@ def known_formula(block_name: str, w: dict, x: torch.Tensor, act: Callable) -> t
     return _linear(w, "Wo", act(_linear(w, "Wg", x)) * _linear(w, "Wv", x))
 
 
+TRUNCATED = "tanh GELU with sqrt(2/pi) cut to 0.79788456"
+
+
 def known_mistakes(block_name: str, w: dict, x: torch.Tensor, activation: str | None,
                    make_activation: Callable[[], Callable]) -> list[tuple[str, str, torch.Tensor]]:
     """Outputs of the mistakes students make with ``block_name`` ("MLP" or "GLU") on weights ``w``
@@ -33,6 +36,8 @@ def known_mistakes(block_name: str, w: dict, x: torch.Tensor, activation: str | 
     file imports nothing of the project)."""
     act = make_activation()
     gelu, gelu_tanh = F.gelu, lambda t: F.gelu(t, approximate="tanh")
+    # Megatron-LM's and BLOOM's tanh GELU: sqrt(2/pi) written as 0.79788456, 6e-10 from tanh GELU's output.
+    cut = lambda t: t * 0.5 * (1.0 + torch.tanh(0.79788456 * t * (1.0 + 0.044715 * t * t)))
     requested = "GELU" if activation in (None, "gelu") else activation
     mistakes: list[tuple[str, str, Callable]] = []
     if block_name == "MLP":
@@ -45,7 +50,7 @@ def known_mistakes(block_name: str, w: dict, x: torch.Tensor, activation: str | 
              lambda: act(_linear(w, "Wo", act(_linear(w, "Wi", x))))),
         ]
         forms = {"exact GELU": mlp(gelu), "tanh-approximate GELU": mlp(gelu_tanh), "ReLU": mlp(F.relu),
-                 "SiLU": mlp(F.silu)}
+                 "SiLU": mlp(F.silu), TRUNCATED: mlp(cut)}
         residual = lambda: x + _linear(w, "Wo", act(_linear(w, "Wi", x)))
     else:
         def glu(a_gate, a_value):
@@ -64,7 +69,7 @@ def known_mistakes(block_name: str, w: dict, x: torch.Tensor, activation: str | 
              lambda: _linear(w, "Wo", act(_linear(w, "Wg", x) * _linear(w, "Wv", x)))),
         ]
         forms = {"exact GELU": glu(gelu, ident), "tanh-approximate GELU": glu(gelu_tanh, ident),
-                 "ReLU": glu(F.relu, ident), "SiLU": glu(F.silu, ident)}
+                 "ReLU": glu(F.relu, ident), "SiLU": glu(F.silu, ident), TRUNCATED: glu(cut, ident)}
         residual = lambda: x + _linear(w, "Wo", act(_linear(w, "Wg", x)) * _linear(w, "Wv", x))
     names = {"gelu": "exact GELU", "gelu_tanh": "tanh-approximate GELU", "relu": "ReLU", "silu": "SiLU"}
     wanted = names.get(activation or "gelu")
@@ -78,6 +83,8 @@ def known_mistakes(block_name: str, w: dict, x: torch.Tensor, activation: str | 
         else:
             hint = (f"the output uses {form} although activation_fn={requested} was passed: build the "
                     "activation by calling activation_fn(), don't hard-code one")
+        if form == TRUNCATED:
+            hint += "; where you write tanh GELU yourself, write the constant as math.sqrt(2 / math.pi)"
         mistakes.append((f"hard-coded {form}", hint, fn))
     mistakes.append(("residual inside", "the output includes the input x: the residual connection belongs outside"
                      " the block", residual))

@@ -1,0 +1,19 @@
+"""Wrong: both blocks hard-code tanh GELU with sqrt(2/pi) cut to 0.79788456 (BLOOM) and ignore activation_fn."""
+
+EXPECT_FAILURES = {
+    "test_parity_with_reference[default-MLP]": "tanh-approximate GELU",
+    "test_parity_with_reference[gelu_tanh_partial-MLP]": "cut to 0.79788456",
+    "test_parity_with_reference[gelu_tanh_partial-GLU]": "math.sqrt(2 / math.pi)",
+    "test_parity_with_reference[relu-GLU]": "don't hard-code one",
+}
+
+EDITS = [
+    ('class MLP(nn.Module):',
+     'class BloomGELU(nn.Module):\n'
+     '    def forward(self, x):\n'
+     '        return x * 0.5 * (1.0 + torch.tanh(0.79788456 * x * (1 + 0.044715 * x * x)))\n'
+     '\n\n'
+     'class MLP(nn.Module):'),
+    ('        self.act = activation_fn()\n',
+     '        self.act = BloomGELU()\n', 2),
+]

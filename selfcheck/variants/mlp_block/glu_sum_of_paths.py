@@ -1,0 +1,11 @@
+"""Wrong: GLU adds the gate and value paths, act(Wg(x)) + Wv(x), instead of multiplying them."""
+
+EXPECT_FAILURES = {
+    "test_parity_with_reference[default-GLU]": "GLU.forward",
+    "test_gradients[GLU]": "gradient",
+}
+
+EDITS = [
+    ('        return self.drop(self.Wo(self.act(self.Wg(x)) * self.Wv(x)))\n',
+     '        return self.drop(self.Wo(self.act(self.Wg(x)) + self.Wv(x)))\n'),
+]

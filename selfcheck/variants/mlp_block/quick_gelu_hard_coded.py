@@ -1,0 +1,20 @@
+"""Wrong: both blocks hard-code CLIP's QuickGELU, x * sigmoid(1.702 * x), and ignore activation_fn."""
+
+EXPECT_FAILURES = {
+    "test_parity_with_reference[default-MLP]": "activation_fn",
+    "test_parity_with_reference[relu-MLP]": "MLP.__init__",
+    "test_parity_with_reference[silu-GLU]": "don't hard-code one",
+    "test_parity_with_reference[gelu_tanh_partial-GLU]": "calling activation_fn()",
+    "test_gradients[MLP]": "gradient",
+}
+
+EDITS = [
+    ('class MLP(nn.Module):',
+     'class QuickGELU(nn.Module):\n'
+     '    def forward(self, x):\n'
+     '        return x * torch.sigmoid(1.702 * x)\n'
+     '\n\n'
+     'class MLP(nn.Module):'),
+    ('        self.act = activation_fn()\n',
+     '        self.act = QuickGELU()\n', 2),
+]

@@ -1,0 +1,151 @@
+"""What a block's own behaviour says about it, whatever else is wrong with it: the MLP suite's evidence
+that needs no list of mistakes.
+
+* ``structure_fault``: whether the output is computed from the block's parameters the way the
+  architecture says, whatever the activation: with Wo's weight zero the output is Wo's bias (nothing
+  else reaches the output), the output is linear in Wo's weight (no op after Wo), and what Wo gets
+  varies with the input. A placeholder (zeros, the input itself, a constant) fails it; a block with
+  any activation, any float precision or a wrong inner formula passes, so its shapes, dtype and
+  dropout count, and its parity and gradient tests alone carry the forward mistake.
+* ``ignores_activation_fn``: the block gives the same output whatever ``activation_fn`` it is given.
+* ``parity_diagnosis``: why an output differs from the reference's. A known mistake whose output
+  lies within float32 of the reference's (tanh GELU with sqrt(2/pi) cut to 8 digits) is told by which
+  of the two the output is nearer to, by orders of magnitude, never by a tolerance that sits next to
+  the deviation, so the verdict cannot move with the data.
+
+Each verdict about the code is computed once per session, on data drawn from the session's seed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from tests.block_runs import HIDDEN, INTERMEDIATE, forward, layout_of, run
+from tests.checks import Block, diagnosis, diagnosis_input, float32_close, is_close, named_mistake, random_weights
+from tests.kernel_target import verdict_data
+
+NEARER = 1e3  # a known mistake is the output's cause where the output is this many times nearer to it
+_VERDICTS: dict[tuple, object] = {}
+
+
+def once(key: tuple, compute):
+    if key not in _VERDICTS:
+        _VERDICTS[key] = compute()
+    return _VERDICTS[key]
+
+
+def close_to(got: torch.Tensor, want: torch.Tensor, scale: torch.Tensor) -> bool:
+    """``got`` equals ``want`` to float32 precision of the values involved (``scale``'s largest)."""
+    return got.shape == want.shape and is_close(got, want, 1e-5, 1e-5 * float(scale.abs().max()) + 1e-300)
+
+
+def structure_fault(target, block: Block) -> str:
+    """"" when the block computes like a block (see the module's docstring); else what its output shows."""
+    return once((id(target), block.name, "structure"), lambda: _structure_fault(target, block))
+
+
+def _structure_fault(target, block: Block) -> str:
+    layout = layout_of(target, block)
+    if layout is None:
+        return "its parameters cannot be matched to the interface's layers (test_layer_names says how)"
+    gen = verdict_data(f"block structure {block.name}")
+    weights = random_weights(block, HIDDEN, INTERMEDIATE, gen)
+    x = torch.randn(16, HIDDEN, generator=gen, dtype=torch.float64) * 1.5
+    bias = weights["Wo.bias"] if "Wo.bias" in layout.names.values() else torch.zeros(HIDDEN, dtype=torch.float64)
+    other = torch.randn(HIDDEN, INTERMEDIATE, generator=gen, dtype=torch.float64)
+
+    def out(wo: torch.Tensor) -> torch.Tensor | None:
+        evidence = forward(target, block, layout, {**weights, "Wo.weight": wo}, x)
+        return None if "error" in evidence or evidence["out"].shape != x.shape else evidence["out"].double()
+
+    base, zero = out(weights["Wo.weight"]), out(torch.zeros_like(other))
+    if base is None or zero is None:
+        return "it does not give an output of the input's shape"
+    scale = torch.cat([base.reshape(-1), bias])
+    if not close_to(zero, bias.expand_as(zero), scale):
+        return ("with Wo's weight set to zero its output is not Wo's bias, so something other than Wo(...)"
+                " reaches the output (the input x, a residual connection, an operation after Wo)")
+    moved, both = out(other), out(weights["Wo.weight"] + other)
+    if moved is None or both is None or not close_to(both - bias, (base - bias) + (moved - bias), scale):
+        return "its output is not linear in Wo's weight, so an operation comes after Wo"
+    hidden = base - bias
+    if close_to(hidden, (hidden[:1]).expand_as(hidden), scale):
+        return "its output is the same for every input position, so Wo does not get the input's projection"
+    return ""
+
+
+def output_explained(reference, block: Block, weights: dict, x: torch.Tensor, out: torch.Tensor) -> bool:
+    """Whether ``out`` (for float64 ``x``) is the reference's output to float32 precision, or a named mistake's."""
+    want, *_ = run(reference, block, None, weights=weights, x=x)
+    return float32_close(out, want["out"]) or named_mistake(reference, block, weights, x, out, None) is not None
+
+
+def ignores_activation_fn(target, block: Block) -> bool:
+    """Whether the block's output is the same with activation_fn=ReLU and with activation_fn=SiLU."""
+    def compute() -> bool:
+        layout = layout_of(target, block)
+        if layout is None:
+            return False
+        gen = verdict_data(f"activation_fn {block.name}")
+        weights = random_weights(block, HIDDEN, INTERMEDIATE, gen)
+        x = torch.randn(16, HIDDEN, generator=gen, dtype=torch.float64) * 1.5
+        outs = [forward(target, block, layout, weights, x, activation=name) for name in ("relu", "silu")]
+        return all("error" not in o for o in outs) and torch.equal(outs[0]["out"], outs[1]["out"])
+    return once((id(target), block.name, "activation_fn"), compute)
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    cause: str
+    hint: str
+    in_init: bool = False  # the cause lives in __init__ (the activation built there, the layers' biases)
+    certain: bool = False  # the output is this mistake's however close to the reference it comes
+
+
+INIT_CAUSES = ("hard-coded", "no biases", "no bias", "activation_fn ignored", "extra")
+
+
+def extra_cause(block: Block, layout) -> str:
+    """The cause id of parameters the interface does not have: the same in every test they fail."""
+    return f"{block.name}: extra {', '.join(layout.extra)}"
+
+
+def parity_diagnosis(target, reference, block: Block, weights: dict, x: torch.Tensor, out: torch.Tensor,
+                     ref: torch.Tensor, activation: str | None) -> Diagnosis:
+    """Why ``out`` (float64 ``x``) is not the reference's ``ref``, as the student would fix it."""
+    near = nearest_mistake(reference, block, weights, x, out, ref, activation)
+    if near is not None:
+        cause, hint = near
+        return Diagnosis(f"{block.name}: {cause}", hint, cause.startswith(INIT_CAUSES), certain=True)
+    layout = layout_of(target, block)
+    if layout is not None and layout.missing:
+        names = ", ".join(layout.missing)
+        return Diagnosis(f"{block.name}: no {names}", f"the block has no {names}: build every layer as"
+                         " nn.Linear(..., bias=True), the default", in_init=True)
+    cause, hint = diagnosis(reference, block, weights, x, out, activation)
+    if cause == "unexplained" and layout is not None and layout.extra:
+        return Diagnosis(extra_cause(block, layout), f"the block has parameters of its own ({', '.join(layout.extra)}),"
+                         " and what they compute is not in the block's formula: the transformer layer owns the"
+                         " LayerNorm and the residual; keep only the block's linear layers", in_init=True)
+    if cause == "unexplained" and ignores_activation_fn(target, block):
+        return Diagnosis(f"{block.name}: activation_fn ignored", "the block gives the same output whatever"
+                         f" activation_fn it is given: build the activation by calling activation_fn() in"
+                         f" __init__ ({block.init_todo}), don't hard-code one", in_init=True)
+    return Diagnosis(cause, hint, cause.removeprefix(f"{block.name}: ").startswith(INIT_CAUSES))
+
+
+def nearest_mistake(reference, block: Block, weights: dict, x: torch.Tensor, out: torch.Tensor, ref: torch.Tensor,
+                    activation: str | None) -> tuple[str, str] | None:
+    """(cause, hint) of a known mistake the output is far nearer to than to the reference's output,
+    among those within float32 of the reference (the others are told by ``diagnosis``)."""
+    if out.shape != ref.shape or out.dtype != torch.float64:
+        return None
+    rows, got = diagnosis_input(x), out.reshape(-1, out.shape[-1])[:len(diagnosis_input(x))]
+    want = ref.reshape(-1, ref.shape[-1])[:len(rows)]
+    from_ref = float((got - want).abs().max())
+    for cause, hint, candidate in reference.mistakes(block.name, weights, rows, activation):
+        if float32_close(candidate, want) and float((got - candidate).abs().max()) * NEARER < from_ref:
+            return cause, hint
+    return None
