@@ -11,8 +11,8 @@ import torch.nn.functional as F
 from grader.kernels import maps as kernel_map
 from tests.checks import expect_rounded, expect_shape, fail, rounding_errors
 from tests.kernel_target import StudentKernels, verdict_data
-from tests.swiglu_support import (BROADCAST_ROW_HINT, backward_formula, close_hint, CONTIGUITY_HINT,
-                                  contiguous_reads, eager_backward, eager_forward, expect_as_accurate_as_eager,
+from tests.swiglu_support import (BROADCAST_ROW_HINT, EXERCISE, GATE_SCALE, backward_formula, close_hint, CONTIGUITY_HINT,
+                                  contiguous_reads, draw, eager_backward, eager_forward, expect_as_accurate_as_eager,
                                   expect_kernels_launched, forward_formula, FUNCTION, KERNEL, kernel_where, roughly,
                                   run_kernels, tolerance, unwritten_hint)
 
@@ -220,3 +220,13 @@ def expect_kernels_compute_swiglu(kernels, device: str, what: str) -> None:
         fail(f"{what}: this counts once your kernels compute SwiGLU on their own"
              f" (test_forward_float32 and test_backward_float32 pass); they do not yet: {verdict}",
              waits_on=f"test_{op}_float32", todo=KERNEL[op][1])
+
+
+def computes_float64_in_float32(kernels, device: str) -> bool:
+    """Whether the kernels, given float64 tensors, return float32 numbers only (a fixed tl.float32 inside)."""
+    evidence = kernels.evidence(EXERCISE, "swiglu_kernels", op="forward", layout="contiguous",
+                                gate=draw(verdict_data("swiglu float64"), (3, 37), torch.float64, GATE_SCALE),
+                                value=draw(verdict_data("swiglu float64 value"), (3, 37), torch.float64),
+                                grad_out=None, grad_out_layout="contiguous", device=device)
+    out = evidence.get("out")
+    return isinstance(out, torch.Tensor) and out.dtype == torch.float64 and torch.equal(out.float().double(), out)

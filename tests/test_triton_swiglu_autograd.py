@@ -18,7 +18,7 @@ from grader.probes import stand_in_backward, stand_in_forward  # noqa: E402
 from tests.checks import expect_rounded, expect_shape, fail, rounding_errors  # noqa: E402
 from tests.kernel_target import rests_on  # noqa: E402
 from tests.seam import error_fields, format_error  # noqa: E402
-from tests.swiglu_diagnosis import expect_kernels_compute_swiglu, kernel_verdict  # noqa: E402
+from tests.swiglu_diagnosis import computes_float64_in_float32, expect_kernels_compute_swiglu, kernel_verdict  # noqa: E402
 from tests.swiglu_support import (backward_formula, draw, eager_backward, EXERCISE, expect_stand_in_followed,  # noqa: E402
                                   follows, GATE_SCALE, roughly, stand_in_coefficients, tolerance, unwritten_hint)
 
@@ -132,6 +132,12 @@ def test_gradcheck_float64(target, kernels, gen, device):
                  " gate, value and grad_out gave other gradients, so the first one changed what the second reads:"
                  " swiglu_backward must leave gate and value as they are and write the gradients into new tensors"
                  " (test_inputs_unmodified says which input changed)")
+        if computes_float64_in_float32(kernels, device):
+            fail(f"torch.autograd.gradcheck(swiglu, (gate, value)) in float64 failed: {said}. Your kernels compute"
+                 " float64 tensors in float32 (every output they give for float64 input is a float32 number), and"
+                 " finite differences in float64 need float64 arithmetic: convert what you load with"
+                 " .to(COMPUTE_DTYPE), which is float64 for float64 tensors, not to a fixed tl.float32"
+                 " (TODO 1 and TODO 2)", cause="kernels compute float64 in float32", todo="TODO 1")
         if not kernel_verdict(kernels, "backward", device):
             fail(f"torch.autograd.gradcheck(swiglu, (gate, value)) in float64 failed: {said}. The backward kernel is"
                  " right on its own (test_backward_float32 passes), so look at the wiring: what"
