@@ -27,6 +27,7 @@ import pytest
 
 from grader.backend import StartedChildren
 from grader.results import FIELDS
+from grader.safe_text import shorten
 from grader.tasks import TASK_NAMES
 
 RESULTS_OPTION = "--grader-results"
@@ -63,7 +64,7 @@ def _text(report) -> str:
 def _one_line(text: str) -> str:
     for line in text.splitlines():
         if line.strip():
-            return line.strip()[:500]
+            return shorten(line.strip(), 500)  # a reader's stop: a word's end, outside a code span
     return ""
 
 

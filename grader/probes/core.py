@@ -11,6 +11,8 @@ from typing import Callable
 
 import torch
 
+from grader.safe_text import shorten
+
 
 PROBES: dict[str, Callable[..., dict]] = {}
 
@@ -62,7 +64,7 @@ def describe_exception(stage: str, exc: BaseException) -> dict:
     return {
         "stage": stage,
         "type": type(exc).__name__,
-        "message": message[:400],
+        "message": shorten(message, 400),
         "where": _student_frame(exc),
         "not_implemented": isinstance(exc, NotImplementedError),
     }

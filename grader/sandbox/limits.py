@@ -9,7 +9,8 @@ from pathlib import Path
 GRADER_DIR = Path(__file__).resolve().parents[1]
 CHILD_SCRIPT = GRADER_DIR / "child.py"
 # What the child's private copy of the grader holds: the child, and what it imports of the grader.
-CHILD_FILES = ("child.py", "activations.py", "probes")  # a folder is copied whole
+# A folder is copied whole; safe_text: the probes cut an exception's message where a reader would stop.
+CHILD_FILES = ("child.py", "activations.py", "safe_text.py", "probes")
 NOBODY = 65534
 MAX_STAGE_FRAME = 4096
 # One child serves every task of its exercise file, each with a wall-clock budget of its own; its CPU
