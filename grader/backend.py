@@ -11,19 +11,33 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
+@dataclass(frozen=True)
+class ChildRun:
+    """How one child process was run, in two parts: ``summary`` for everyone who reads a grade (the
+    student too: how it was sandboxed), ``detail`` for the instructor only (its uid, its cgroups)."""
+    summary: str
+    detail: str
+    sandboxed: bool
+
+
 @dataclass
 class StartedChildren:
     """How each child process a backend started was run: what a report says about isolation."""
 
-    runs: list[tuple[str, bool]] = field(default_factory=list)  # (isolation in words, sandboxed?)
+    runs: list[ChildRun] = field(default_factory=list)
 
     def isolation(self) -> str:
-        """How the last child was run, in words for the report ('' if none ran)."""
-        return self.runs[-1][0] if self.runs else ""
+        """How the last child was run, every detail, in words for the instructor ('' if none ran)."""
+        last = self.runs[-1] if self.runs else None
+        return "" if last is None else "; ".join(part for part in (last.summary, last.detail) if part)
+
+    def isolation_summary(self) -> str:
+        """How the last child was run, in words a student may read ('' if none ran)."""
+        return self.runs[-1].summary if self.runs else ""
 
     def sandboxed(self) -> bool:
         """Whether every child ran in the sandbox (False if none ran)."""
-        return bool(self.runs) and all(ok for _, ok in self.runs)
+        return bool(self.runs) and all(run.sandboxed for run in self.runs)
 
 
 class Backend:

@@ -15,6 +15,7 @@ requires the sandbox.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from pathlib import Path
@@ -22,7 +23,8 @@ from pathlib import Path
 from grader import report
 from grader.grading import GraderFailure, grade
 from grader.paths import EXERCISES
-from grader.safe_text import printable
+from grader.results import BonusRule
+from grader.probes.safe_text import printable
 from grader.sandbox import SANDBOX_MODES, Limits, exercise_folder
 from grader.tasks import TASK_NAMES, parse_tasks
 
@@ -45,8 +47,11 @@ def add_grading_options(p: argparse.ArgumentParser) -> None:
     run.add_argument("--seed", type=int, help="seed for the tests' data (default: derived from the submission's"
                                               " files and the grader's version, so the same files get the same grade)")
     run.add_argument("--tasks", metavar="LIST", help=f"comma-separated tasks to grade (of {','.join(TASK_NAMES)})")
-    run.add_argument("--bonus", metavar="LIST", help="of the tasks graded, those that are a bonus: their points"
-                                                     " count in the score, not in the maximum")
+    run.add_argument("--bonus", metavar="LIST", help="of the tasks graded, those that are a bonus, each TASK=POINTS:"
+                                                     " a task's full marks are worth POINTS bonus points, a part of"
+                                                     " them that part of POINTS (TASK alone: its own points); bonus"
+                                                     " points count in the score, never in the maximum")
+    run.add_argument("--bonus-cap", metavar="POINTS", help="with --bonus: the most bonus points a grade can get")
     run.add_argument("--sandbox", choices=SANDBOX_MODES, default=None,
                      help="bwrap: require bubblewrap, or exit 3 without a score (the default for grading for"
                           " credit); auto: bubblewrap where it works, else a plain child process, saying so (the"
@@ -77,18 +82,62 @@ def tasks_of(args: argparse.Namespace) -> list[str] | None:
         raise GraderFailure(str(exc)) from None
 
 
-def bonus_of(args: argparse.Namespace, tasks: list[str] | None) -> list[str]:
-    """``--bonus``: tasks among those graded; not all of them (a grade needs a maximum)."""
+BONUS_FORM = "expected TASK=POINTS or TASK, comma-separated, e.g. --bonus swiglu=5,gated=5"
+
+
+def bonus_of(args: argparse.Namespace, tasks: list[str] | None) -> BonusRule | None:
+    """``--bonus`` and ``--bonus-cap``: bonus tasks among those graded, not all of them (a grade needs a
+    maximum), each with what its full marks are worth; None without ``--bonus``."""
+    cap = None if args.bonus_cap is None else positive_points(args.bonus_cap)
+    if args.bonus_cap is not None and cap is None:
+        raise GraderFailure(f"--bonus-cap {args.bonus_cap}: expected a number of points above 0, e.g. --bonus-cap 10")
+    if not args.bonus:
+        if cap is not None:
+            raise GraderFailure(f"--bonus-cap {args.bonus_cap}: a cap needs bonus tasks (--bonus swiglu=5)")
+        return None
+    weights: dict[str, float | None] = {}
+    for item in (part.strip() for part in args.bonus.split(",")):
+        task, _, worth = item.partition("=")
+        task = task.strip().lower()
+        if not task:
+            raise GraderFailure(f"--bonus {args.bonus}: {item!r} names no task; {BONUS_FORM}")
+        try:
+            parse_tasks(task, option="--bonus")
+        except ValueError as exc:
+            raise GraderFailure(str(exc)) from None
+        if task in weights:
+            raise GraderFailure(f"--bonus {args.bonus}: {task} is named twice; {BONUS_FORM}")
+        weights[task] = positive_points(worth) if "=" in item else None
+        if "=" in item and weights[task] is None:
+            raise GraderFailure(f"--bonus {args.bonus}: {task}={worth.strip()} is not a number of points above 0;"
+                                f" {BONUS_FORM}")
+    rule = BonusRule(weights, cap)
     try:
-        bonus = parse_tasks(args.bonus, option="--bonus") or []
+        rule.check(tasks or list(TASK_NAMES))
     except ValueError as exc:
-        raise GraderFailure(str(exc)) from None
-    graded = tasks or list(TASK_NAMES)
-    if any(t not in graded for t in bonus):
-        raise GraderFailure(f"--bonus {args.bonus}: a bonus task must be one of the tasks graded ({','.join(graded)})")
-    if bonus and set(bonus) == set(graded):
-        raise GraderFailure(f"--bonus {args.bonus}: every task graded is a bonus, so the grade has no maximum")
-    return bonus
+        raise GraderFailure(f"--bonus {args.bonus}: {exc}") from None
+    return rule
+
+
+def positive_points(text: str) -> float | None:
+    """``text`` as a number of points above 0 (5, 2.5), else None."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) and value > 0 else None
+
+
+def bonus_option(rule: BonusRule | None) -> tuple[str, str]:
+    """The ``--bonus`` and ``--bonus-cap`` values that give ``rule`` ("" for none): what an autograder
+    script passes on."""
+    if rule is None:
+        return "", ""
+    def number(value: float) -> str:
+        return str(int(value)) if value.is_integer() else repr(value)
+
+    tasks = ",".join(task if worth is None else f"{task}={number(worth)}" for task, worth in rule.weights.items())
+    return tasks, "" if rule.cap is None else number(rule.cap)
 
 
 def build_parser() -> Parser:
@@ -156,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
         print(printable("".join(log), keep_newlines=True))
     print(report.text(result))
     if not result.sandboxed:
-        print(f"Not sandboxed: {result.isolation}. Fine for checking your own work; a grade for credit"
+        print(f"Not sandboxed: {result.isolation_summary}. Fine for checking your own work; a grade for credit"
               " needs --sandbox bwrap.", file=sys.stderr)
     if args.json:
         report.write_json(args.json, report.as_json(result))

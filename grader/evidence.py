@@ -15,7 +15,7 @@ import zipfile
 
 import torch
 
-from grader.safe_text import printable
+from grader.probes.safe_text import printable
 
 ALLOWED_DTYPES = frozenset({torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.bool,
                             torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64})

@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 
 from grader.paths import KERNEL_MAPS_ENV, REFERENCE, REPO, SNAPSHOT_SEED, reference_present
-from grader.safe_text import printable
-from grader.results import FIELDS, KINDS, Grade, TestResult
+from grader.probes.safe_text import printable
+from grader.results import FIELDS, KINDS, BonusRule, Grade, TestResult
 from grader.sandbox import (MAX_SUBMISSION_FILE_BYTES, MAX_SUBMISSION_FILES, SANDBOX_ENV, SANDBOX_STARTED_ENV, Limits,
                             become_subreaper, exercise_folder, kill_group, kill_strays, spawn)
 from grader.tasks import SUITES, TASK_TITLES
@@ -208,10 +208,11 @@ def child_cannot_start(why: str, sandbox_required: bool = False) -> GraderFailur
 
 def grade(submission: Path, *, display: str | None = None, seed: int | None = None,
           limits: Limits | None = None, sandbox_mode: str = "auto", tasks: list[str] | None = None,
-          log: list[str] | None = None, runner=None, bonus: list[str] | None = None) -> Grade:
+          log: list[str] | None = None, runner=None, bonus: BonusRule | None = None) -> Grade:
     """Grade the exercise files in ``submission`` (a folder of them, or a whole checkout).
 
-    ``runner`` runs the pytest session (default: a fresh process; the batch passes a warm one).
+    ``runner`` runs the pytest session (default: a fresh process; the batch passes a warm one);
+    ``bonus``: which of the tasks are a bonus, and their worth (``grader/results.py``).
     """
     limits = limits or Limits()
     runner = runner or SubprocessRunner()
@@ -225,7 +226,8 @@ def grade(submission: Path, *, display: str | None = None, seed: int | None = No
                                 f" not have: here the tests' data is that of seed {SNAPSHOT_SEED}")
         seed = SNAPSHOT_SEED
     seed = content_seed(submission) if seed is None else seed
-    grade_ = Grade(submission=display or str(submission), seed=seed, bonus=list(bonus or []))
+    grade_ = Grade(submission=display or str(submission), seed=seed, bonus=dict(bonus.weights) if bonus else {},
+                   bonus_cap=bonus.cap if bonus else None)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="grader-run-") as tmp:
         results, log_path = Path(tmp) / "results.jsonl", Path(tmp) / "pytest.log"
@@ -257,7 +259,8 @@ RECORD_FIELDS = {
                "sandbox_required": bool, "fields": dict},
     "collect_error": {"nodeid": str, "message": str},
     "collect_skip": {"nodeid": str, "message": str},
-    "session": {"exitstatus": int, "isolation": str, "sandboxed": bool, "grader_peak_mb": int},
+    "session": {"exitstatus": int, "isolation": str, "isolation_summary": str, "sandboxed": bool,
+                "grader_peak_mb": int},
 }
 
 
@@ -304,6 +307,7 @@ def fill_results(grade_: Grade, records: list[dict], returncode: int | None, out
         raise GraderFailure(f"the grading run ended without a result for every test ({len(missing)} missing,"
                             f" e.g. {first}; exit {returncode}): not graded")
     grade_.isolation = sessions[0]["isolation"]
+    grade_.isolation_summary = sessions[0]["isolation_summary"]
     grade_.sandboxed = sessions[0]["sandboxed"]
     grade_.grader_peak_mb = sessions[0]["grader_peak_mb"]
     grade_.not_graded = [printable(f"{r['nodeid'].removeprefix('tests/')}: {r['message']}")

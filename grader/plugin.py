@@ -11,8 +11,9 @@ process (never in the child that runs the submission). It writes JSON lines to F
   ``sandbox_required`` because a required sandbox cannot start);
 * ``{"kind": "collect_error", "nodeid", "message"}``: a suite that could not be collected;
 * ``{"kind": "collect_skip", "nodeid", "message"}``: a suite skipped as a whole on this machine;
-* ``{"kind": "session", "exitstatus", "isolation", "sandboxed", "grader_peak_mb"}``: at the end (how the child ran, as
-  this trusted process started it: nothing the child says goes into it).
+* ``{"kind": "session", "exitstatus", "isolation", "isolation_summary", "sandboxed", "grader_peak_mb"}``: at the
+  end (how the child ran, as this trusted process started it: nothing the child says goes into it;
+  ``isolation_summary`` in words a student may read, ``isolation`` with the instructor's detail).
 
 Lines are flushed one by one, so a run stopped half way still says which tests ended and how.
 """
@@ -26,6 +27,7 @@ import pytest
 
 from grader.backend import StartedChildren
 from grader.results import FIELDS
+from grader.probes.safe_text import shorten
 from grader.tasks import TASK_NAMES
 
 RESULTS_OPTION = "--grader-results"
@@ -62,7 +64,7 @@ def _text(report) -> str:
 def _one_line(text: str) -> str:
     for line in text.splitlines():
         if line.strip():
-            return line.strip()[:500]
+            return shorten(line.strip(), 500)  # a reader's stop: a word's end, outside a code span
     return ""
 
 
@@ -135,5 +137,6 @@ class Recorder:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
         started = session.config.stash.get(STARTED_CHILDREN, None) or StartedChildren()
         self.write({"kind": "session", "exitstatus": int(exitstatus), "isolation": started.isolation(),
-                    "sandboxed": started.sandboxed(), "grader_peak_mb": int(peak)})
+                    "isolation_summary": started.isolation_summary(), "sandboxed": started.sandboxed(),
+                    "grader_peak_mb": int(peak)})
         self.file.close()

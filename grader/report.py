@@ -15,33 +15,54 @@ import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from grader.results import FIELDS, Grade, TestResult, task_title
-from grader.safe_text import markdown_cell
+from grader.results import FIELDS, Grade, TestResult, shown, task_title
+from grader.probes.safe_text import markdown_cell
 
 JSON_SCHEMA = "mlp-block-grader/1"
 
 
-def listed_name(task: str, name: str) -> str:
-    """A test as the course platforms list it: its task's title, then its id."""
-    return f"{task_title(task)}: {name}"
+def listed_name(task: str, name: str, bonus: bool = False) -> str:
+    """A test as the course platforms list it: its task's title (and "(bonus)"), then its id."""
+    return f"{task_title(task)}{' (bonus)' if bonus else ''}: {name}"
 
 
-def _task_row(grade: Grade, task: str) -> tuple[str, str, str]:
+def _task_row(grade: Grade, task: str) -> tuple[str, ...]:
     tests = grade.task_tests(task)
-    passed = sum(t.status == "passed" for t in tests)
-    return (task_title(task), f"{passed}/{len(tests)}",
-            f"{sum(t.points for t in tests)}/{sum(t.max_points for t in tests)}")
+    earned, possible = grade.task_points(task)
+    title = f"{task_title(task)} (bonus)" if task in grade.bonus else task_title(task)
+    row = (title, f"{sum(t.status == 'passed' for t in tests)}/{len(tests)}", f"{earned}/{possible}")
+    if not grade.bonus:
+        return row
+    return (*row, f"{shown(grade.task_bonus(task))}/{shown(grade.bonus_worth(task))}" if task in grade.bonus else "")
+
+
+def sandbox_how(grade: Grade) -> str:
+    """How the code ran, in words a student may read (no uid, no cgroup, no path): the instructor's
+    detail (``isolation``) stays in the JSON report and the batch CSV."""
+    return grade.isolation_summary or ("" if grade.isolation else "no code was run")
+
+
+def total_line(grade: Grade) -> str:
+    """'58/63 points', and with bonus tasks '58/63 points + bonus 4/10 = 62'."""
+    core = f"{grade.core_score}/{grade.max_score} points"
+    if not grade.bonus:
+        return core
+    capped = f" (at most {shown(grade.bonus_max)} in all)" if grade.bonus_capped() else ""
+    return f"{core} + bonus {shown(grade.bonus_score)}/{shown(grade.bonus_max)}{capped} = {shown(grade.score)}"
 
 
 def text(grade: Grade) -> str:
+    how = f" ({sandbox_how(grade)})" if sandbox_how(grade) else ""
     lines = [f"Grade for {grade.submission}   (seed {grade.seed})",
-             f"Sandboxed: {'yes' if grade.sandboxed else 'NO'} ({grade.isolation or 'no code was run'})", ""]
-    rows = [("Task", "Tests passed", "Points")] + [_task_row(grade, task) for task in grade.tasks()]
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+             f"Sandboxed: {'yes' if grade.sandboxed else 'NO'}{how}", ""]
+    header = ("Task", "Tests passed", "Points", "Bonus")[:4 if grade.bonus else 3]
+    rows = [header] + [_task_row(grade, task) for task in grade.tasks()]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     for i, row in enumerate(rows):
-        lines.append(f"  {row[0]:<{widths[0]}}   {row[1]:>{widths[1]}}   {row[2]:>{widths[2]}}")
+        cells = [f"{row[0]:<{widths[0]}}"] + [f"{cell:>{width}}" for cell, width in zip(row[1:], widths[1:])]
+        lines.append("  " + "   ".join(cells))
         if i == 0:
-            lines.append("  " + "-" * (sum(widths) + 6))
+            lines.append("  " + "-" * (sum(widths) + 3 * (len(widths) - 1)))
     optional = [task for task in grade.tasks() if grade.optional_not_handed_in(task)]
     failures = [(task, grade.first_failure(task)) for task in grade.tasks() if task not in optional]
     failures = [(task, t) for task, t in failures if t is not None]
@@ -55,15 +76,8 @@ def text(grade: Grade) -> str:
     if grade.not_graded:
         lines += ["", "Not graded on this machine (not counted in the total):"]
         lines += [f"  {why}" for why in grade.not_graded]
-    lines += ["", f"Total: {grade.score}/{grade.max_score} points{bonus_note(grade)}"]
+    lines += ["", f"Total: {total_line(grade)}"]
     return "\n".join(lines)
-
-
-def bonus_note(grade: Grade) -> str:
-    if not grade.bonus:
-        return ""
-    titles = ", ".join(task_title(t) for t in grade.bonus)
-    return f" ({titles}: bonus, its points count but not in the maximum)"
 
 
 def as_json(grade: Grade) -> dict:
@@ -71,10 +85,12 @@ def as_json(grade: Grade) -> dict:
     for task in grade.tasks():
         tests = grade.task_tests(task)
         first = grade.first_failure(task)
+        bonus = task in grade.bonus
         tasks.append({"task": task, "title": task_title(task), "tests": len(tests),
                       "passed": sum(t.status == "passed" for t in tests),
                       "points": sum(t.points for t in tests), "max_points": sum(t.max_points for t in tests),
-                      "bonus": task in grade.bonus,
+                      "bonus": bonus, "bonus_points": grade.task_bonus(task) if bonus else None,
+                      "bonus_max": grade.bonus_worth(task) if bonus else None,
                       "first_failure": None if first is None else {"name": first.name, "message": first.message}})
     return {
         "schema": JSON_SCHEMA,
@@ -82,9 +98,15 @@ def as_json(grade: Grade) -> dict:
         "seed": grade.seed,
         "sandboxed": grade.sandboxed,
         "isolation": grade.isolation,
+        "isolation_summary": grade.isolation_summary,
         "score": grade.score,
         "max_score": grade.max_score,
-        "bonus": grade.bonus,
+        "core_score": grade.core_score,
+        "bonus": list(grade.bonus),
+        "bonus_weights": {task: grade.bonus_worth(task) for task in grade.graded_bonus()},
+        "bonus_cap": grade.bonus_cap,
+        "bonus_score": grade.bonus_score,
+        "bonus_max": grade.bonus_max,
         "seconds": round(grade.seconds, 2),
         "grader_peak_mb": grade.grader_peak_mb,
         "not_graded": grade.not_graded,
@@ -96,16 +118,20 @@ def as_json(grade: Grade) -> dict:
 
 
 def gradescope(grade: Grade) -> dict:
-    """Gradescope's results.json: one entry per test, points as declared on the test."""
+    """Gradescope's results.json: one entry per test, points as declared on the test; the top-level
+    ``score`` (which Gradescope takes over the tests' sum) is the core points plus the bonus points."""
     tests = []
     for t in grade.tests:
         output = "passed" if t.status == "passed" else (t.detail or t.message)
-        tests.append({"name": listed_name(t.task, t.name), "score": t.points, "max_score": t.max_points,
-                      "status": "passed" if t.status == "passed" else "failed", "output": output,
-                      "visibility": "visible"})
+        tests.append({"name": listed_name(t.task, t.name, t.task in grade.bonus), "score": t.points,
+                      "max_score": t.max_points, "status": "passed" if t.status == "passed" else "failed",
+                      "output": output, "visibility": "visible"})
     return {"score": grade.score, "output": text(grade), "visibility": "visible",
             "stdout_visibility": "hidden", "tests": tests,
-            "extra_data": {"sandboxed": grade.sandboxed, "isolation": grade.isolation, "seed": grade.seed}}
+            # Stored for the instructor, never shown to students: the isolation's every detail.
+            "extra_data": {"sandboxed": grade.sandboxed, "isolation": grade.isolation, "seed": grade.seed,
+                           "max_score": grade.max_score, "core_score": grade.core_score,
+                           "bonus_score": grade.bonus_score, "bonus_max": grade.bonus_max}}
 
 
 def junit(grade: Grade) -> ET.ElementTree:
@@ -134,15 +160,17 @@ def junit(grade: Grade) -> ET.ElementTree:
 
 
 def markdown(grade: Grade) -> str:
-    lines = [f"### Grade: {grade.score}/{grade.max_score} points{bonus_note(grade)}", "",
-             "| Task | Tests passed | Points | First failure |", "| --- | ---: | ---: | --- |"]
+    bonus = " Bonus |" if grade.bonus else ""
+    lines = [f"### Grade: {total_line(grade)}", "",
+             f"| Task | Tests passed | Points |{bonus} First failure |",
+             f"| --- | ---: | ---: |{' ---: |' if bonus else ''} --- |"]
     for task in grade.tasks():
-        title, passed, points = _task_row(grade, task)
+        cells = " | ".join(_task_row(grade, task))
         first = grade.first_failure(task)
         why = "" if first is None else f"{markdown_cell(first.name)}: {markdown_cell(first.message)}"
-        lines.append(f"| {title} | {passed} | {points} | {why} |")
-    lines += ["", f"Seed {grade.seed}. Sandboxed: {'yes' if grade.sandboxed else '**no**'}"
-                  f" ({markdown_cell(grade.isolation or 'no code was run')})."]
+        lines.append(f"| {cells} | {why} |")
+    how = f" ({markdown_cell(sandbox_how(grade))})" if sandbox_how(grade) else ""
+    lines += ["", f"Seed {grade.seed}. Sandboxed: {'yes' if grade.sandboxed else '**no**'}{how}."]
     for why in grade.not_graded:
         lines.append(f"Not graded here: {markdown_cell(why)}")
     return "\n".join(lines) + "\n"
@@ -175,10 +203,13 @@ def write_bytes(path: Path, data: bytes) -> None:
 
 
 def from_json(data: dict) -> Grade:
-    """The ``Grade`` that ``as_json`` wrote (messages, no details): a batch keeps one per submission."""
+    """The ``Grade`` that ``as_json`` wrote (messages, no details): a batch keeps one per submission.
+    A report of an earlier version (bonus tasks as a list, no weights, no isolation summary) reads too."""
     tests = [TestResult(name=t["name"], task=t["task"], points=t["points"], max_points=t["max"],
                         status=t["status"], message=t["message"], **{name: t.get(name, "") for name in FIELDS})
              for t in data["tests"]]
+    weights = data.get("bonus_weights") or {}
     return Grade(submission=data["submission"], seed=data["seed"], tests=tests, isolation=data["isolation"],
-                 sandboxed=data["sandboxed"], seconds=data["seconds"], grader_peak_mb=data["grader_peak_mb"],
-                 not_graded=data["not_graded"], bonus=data.get("bonus", []))
+                 isolation_summary=data.get("isolation_summary", ""), sandboxed=data["sandboxed"],
+                 seconds=data["seconds"], grader_peak_mb=data["grader_peak_mb"], not_graded=data["not_graded"],
+                 bonus={task: weights.get(task) for task in data.get("bonus", [])}, bonus_cap=data.get("bonus_cap"))

@@ -8,6 +8,7 @@ machines (``kind``, ``cause``, ``todo``, ``waits_on``), which the test itself se
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from grader.tasks import TASK_TITLES
@@ -35,26 +36,86 @@ class TestResult:
     waits_on: str = ""    # for kind "waits": the test whose failure this one waits for
 
 
+@dataclass(frozen=True)
+class BonusRule:
+    """Which of the tasks graded are a bonus, and what they are worth (``--bonus``, ``--bonus-cap``).
+
+    A bonus task's full marks are worth ``weights[task]`` bonus points (None: its own points), a part of
+    them the same part of that; ``cap``: the most bonus points a grade can get in all (None: no cap)."""
+    weights: dict[str, float | None] = field(default_factory=dict)
+    cap: float | None = None
+
+    def check(self, graded: list[str]) -> None:
+        """Raise ValueError unless every bonus task is graded and some graded task is not a bonus."""
+        if any(t not in graded for t in self.weights):
+            raise ValueError(f"a bonus task must be one of the tasks graded ({','.join(graded)})")
+        if self.weights and set(self.weights) >= set(graded):
+            raise ValueError("every task graded is a bonus, so the grade has no maximum")
+
+
 @dataclass
 class Grade:
     submission: str
     seed: int
     tests: list[TestResult] = field(default_factory=list)
-    isolation: str = ""
+    isolation: str = ""  # how the submission's code ran, every detail (uid, cgroups): for the instructor
+    isolation_summary: str = ""  # the same in a line a student may read: no uid, no cgroup, no path
     sandboxed: bool = False  # as the grader's trusted process started the child; the child has no say
     seconds: float = 0.0
     grader_peak_mb: int = 0  # peak memory of the trusted pytest process that judged the evidence
     not_graded: list[str] = field(default_factory=list)  # suites skipped on this machine, with why
-    bonus: list[str] = field(default_factory=list)  # tasks whose points count but whose maximum does not
+    # Bonus tasks -> what each one's full marks are worth in bonus points (None: its own points); their
+    # points count as bonus points, never in the maximum. ``bonus_cap``: the most bonus points in all.
+    bonus: dict[str, float | None] = field(default_factory=dict)
+    bonus_cap: float | None = None
+
+    # The grade, computed here once; every report reads these.
 
     @property
-    def score(self) -> int:
-        return sum(t.points for t in self.tests)
+    def score(self) -> int | float:
+        """What the grade counts: the core tasks' points plus the bonus points."""
+        return rounded(self.core_score + self.bonus_score)
+
+    @property
+    def core_score(self) -> int:
+        return sum(t.points for t in self.tests if t.task not in self.bonus)
 
     @property
     def max_score(self) -> int:
         """The points of every task graded, bonus tasks left out: a bonus raises the score only."""
         return sum(t.max_points for t in self.tests if t.task not in self.bonus)
+
+    def task_points(self, task: str) -> tuple[int, int]:
+        """(points earned, points possible) of ``task``'s tests."""
+        tests = self.task_tests(task)
+        return sum(t.points for t in tests), sum(t.max_points for t in tests)
+
+    def bonus_worth(self, task: str) -> int | float:
+        """What a bonus task's full marks are worth in bonus points."""
+        weight = self.bonus[task]
+        return self.task_points(task)[1] if weight is None else rounded(weight)
+
+    def task_bonus(self, task: str) -> int | float:
+        """A bonus task's bonus points: its worth, times the part of its points earned."""
+        earned, possible = self.task_points(task)
+        return rounded(self.bonus_worth(task) * earned / possible) if possible else 0
+
+    def bonus_capped(self) -> bool:
+        """Whether ``bonus_cap`` is below what the bonus tasks are worth together."""
+        return self.bonus_cap is not None and self.bonus_cap < sum(self.bonus_worth(t) for t in self.graded_bonus())
+
+    @property
+    def bonus_max(self) -> int | float:
+        worth = sum(self.bonus_worth(t) for t in self.graded_bonus())
+        return rounded(min(worth, self.bonus_cap) if self.bonus_cap is not None else worth)
+
+    @property
+    def bonus_score(self) -> int | float:
+        return rounded(min(sum(self.task_bonus(t) for t in self.graded_bonus()), self.bonus_max))
+
+    def graded_bonus(self) -> list[str]:
+        """The bonus tasks that have tests in this grade, in the order students work in."""
+        return [t for t in self.tasks() if t in self.bonus]
 
     def tasks(self) -> list[str]:
         seen = []
@@ -82,6 +143,16 @@ class Grade:
         before GLU before ...: the order students work in, not the suites' file order)."""
         tasks = [t for t in self.tasks() if not self.optional_not_handed_in(t)] if task is None else [task]
         return next((t for name in tasks for t in self.failures(name)), None)
+
+
+def rounded(points: float) -> int | float:
+    """Points as reports show them: to a hundredth, and a whole number as an int (58, not 58.0)."""
+    value = round(points, 2)
+    return int(value) if math.isclose(value, round(value)) else value
+
+
+def shown(points: float) -> str:
+    return f"{rounded(points):g}"
 
 
 def waits_for_another(test: TestResult) -> bool:

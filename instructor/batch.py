@@ -32,7 +32,7 @@ from instructor.batch_reports import Outputs
 from instructor.batch_store import Record
 from grader.grading import GraderFailure, SandboxUnavailable, check_child_can_start, grade
 from instructor.intake import Intake, Submission
-from grader.safe_text import printable
+from grader.probes.safe_text import printable
 from grader.sandbox import Limits
 
 EXIT_OK, EXIT_GRADER_ERROR, EXIT_INTERRUPTED = 0, 3, 130

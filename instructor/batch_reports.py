@@ -24,7 +24,7 @@ from pathlib import Path
 from grader import report
 from grader.grading import TASK_TITLES
 from grader.results import Grade
-from grader.safe_text import csv_cell
+from grader.probes.safe_text import csv_cell
 from instructor import gradebooks
 from instructor.batch_store import Record, Store
 from instructor.feedback import feedback

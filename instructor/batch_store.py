@@ -18,7 +18,7 @@ from pathlib import Path
 
 from grader import report
 from grader.results import Grade
-from grader.safe_text import file_name
+from grader.probes.safe_text import file_name
 from instructor.intake import Submission
 
 BATCH_FIELDS = ("student", "lms", "lms_id", "note")  # what the intake knew of the hand-in

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime
 import importlib.util
+import math
 import os
 import re
 import shutil
@@ -35,8 +36,8 @@ from grader import report
 from instructor.exports import CPU_WHEELS, PLATFORMS
 from grader.cli import EXIT_GRADER_ERROR, EXIT_OK
 from grader.grading import TASK_TITLES, GraderFailure, grade
-from grader.results import Grade
-from grader.safe_text import markdown_cell, printable
+from grader.results import BonusRule, Grade
+from grader.probes.safe_text import markdown_cell, printable
 from grader.tasks import TASKS
 
 SCHEMA = "classroom50/result/v1"
@@ -84,9 +85,13 @@ def result_json(graded: dict, fields: dict[str, str], now: datetime.datetime | N
     """Classroom 50's result.json from the grader's JSON (``report.as_json``, schema in docs/grading.md).
 
     One entry per graded test, points as declared on the test; a failed one also carries its
-    one-line ``message`` (escaped), which Classroom 50 keeps as an extra field of the test.
+    one-line ``message`` (escaped), which Classroom 50 keeps as an extra field of the test. The
+    ``max-score`` is the core tasks' (the bonus tasks' tests are listed, marked "(bonus)"); the
+    ``score`` the core points plus the bonus points in whole points, rounded down, and never above
+    ``max-score``: Classroom 50 takes integers only and refuses a score above its maximum.
     """
-    names = fit_names([report.listed_name(t["task"], t["name"]) for t in graded["tests"]])
+    bonus = set(graded.get("bonus", []))
+    names = fit_names([report.listed_name(t["task"], t["name"], t["task"] in bonus) for t in graded["tests"]])
     tests = []
     for test, name in zip(graded["tests"], names):
         passed = test["status"] == "passed"
@@ -94,10 +99,12 @@ def result_json(graded: dict, fields: dict[str, str], now: datetime.datetime | N
         if not passed:
             entry["message"] = printable(test["message"])
         tests.append(entry)
+    core = [entry for entry, test in zip(tests, graded["tests"]) if test["task"] not in bonus]
+    most = sum(t["max-score"] for t in core)
+    score = min(sum(t["score"] for t in core) + math.floor(graded.get("bonus_score", 0)), most)
     now = now or datetime.datetime.now(datetime.timezone.utc)
     return {"schema": SCHEMA, **fields, "datetime": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "score": sum(t["score"] for t in tests), "max-score": sum(t["max-score"] for t in tests),
-            "tests": tests}
+            "score": score, "max-score": most, "tests": tests}
 
 
 def release_body(grade_: Grade, result: dict) -> str:
@@ -156,8 +163,11 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path)
 
 
-def main(folder: Path, tasks: list[str], requirements: list[str]) -> int:
-    """Grade the checkout in the working directory; see the module docstring for the contract."""
+def main(folder: Path, tasks: list[str], requirements: list[str], bonus: dict[str, float | None] | None = None,
+         bonus_cap: float | None = None) -> int:
+    """Grade the checkout in the working directory; see the module docstring for the contract. ``bonus``
+    and ``bonus_cap`` as ``BonusRule``'s (``grader/results.py``); an autograder.py made before they
+    existed passes neither."""
     checkout = Path.cwd()
     outputs = [checkout / RESULT, checkout / RELEASE_BODY]
     try:
@@ -167,12 +177,19 @@ def main(folder: Path, tasks: list[str], requirements: list[str]) -> int:
         unknown = [t for t in tasks if t not in TASK_TITLES]
         if unknown or not tasks:
             raise GraderFailure(f"autograder.py: TASKS {tasks!r} must name tasks of {', '.join(TASK_TITLES)}")
+        rule = BonusRule(dict(bonus), bonus_cap) if bonus else None
+        if rule is not None:
+            try:
+                rule.check(tasks)
+            except ValueError as exc:
+                raise GraderFailure(f"autograder.py: BONUS {bonus!r}: {exc}") from None
         ensure_requirements(requirements, tasks)
         ensure_bubblewrap()
-        grade_ = grade(checkout, display=fields["submission"], limits=LIMITS, sandbox_mode="bwrap", tasks=tasks)
+        grade_ = grade(checkout, display=fields["submission"], limits=LIMITS, sandbox_mode="bwrap", tasks=tasks,
+                       bonus=rule)
         ungraded = [t for t in tasks if not grade_.task_tests(t)]
         if not grade_.sandboxed or ungraded:
-            raise GraderFailure(f"not sandboxed ({grade_.isolation})" if not grade_.sandboxed else
+            raise GraderFailure(f"not sandboxed ({grade_.isolation_summary})" if not grade_.sandboxed else
                                 f"task {', '.join(ungraded)} not graded here: {'; '.join(grade_.not_graded)}")
         print(report.text(grade_), flush=True)
         result = result_json(report.as_json(grade_), fields)

@@ -135,11 +135,7 @@ def run(args: argparse.Namespace) -> int:
     if args.classroom50:
         from instructor.exports import make_classroom50
 
-        if bonus:
-            raise GraderFailure("--bonus: Classroom 50's result.json has no bonus points (its max-score is the sum"
-                                " of its tests'); make the bonus task an assignment of its own: --classroom50 DIR"
-                                " --tasks " + ",".join(bonus))
-        make_classroom50(args.classroom50, tasks)
+        make_classroom50(args.classroom50, tasks, bonus)
         print(f"wrote {args.classroom50}: commit its contents to the course's classroom50 repository as"
               " CLASSROOM/autograders/ASSIGNMENT/ (see docs/platforms.md). "
               + worst_case_text(PLATFORMS["classroom50"], tasks))

@@ -24,8 +24,10 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.cli import bonus_option
 from grader.grading import GraderFailure, overall_timeout
 from grader.paths import REFERENCE, REPO, reference_present
+from grader.results import BonusRule
 from grader.sandbox import Limits
 from grader.tasks import TASK_NAMES
 
@@ -68,9 +70,10 @@ CLASSROOM50_MADE_BY = "made by python -m instructor --classroom50"
 PLACEHOLDER = re.compile(r"__[A-Z][A-Z_]*__")
 
 
-def fill(template: str, **values: str | list[str]) -> str:
-    """``instructor/templates/<template>`` with each ``__KEY__`` replaced: a string as it is, a list as
-    a Python literal in place of the quoted placeholder ``"__KEY__"``. Every placeholder must be filled."""
+def fill(template: str, **values: object) -> str:
+    """``instructor/templates/<template>`` with each ``__KEY__`` replaced: a string as it is, anything else
+    (a list, a dict, None) as a Python literal in place of the quoted placeholder ``"__KEY__"``. Every
+    placeholder must be filled."""
     text = (TEMPLATES / template).read_text()
     for key, value in values.items():
         mark = f"__{key.upper()}__"
@@ -100,17 +103,18 @@ def grading_files(extra: list[str] = ()) -> list[tuple[Path, str]]:
             for pattern in [*INCLUDE, *extra] for file in sorted(REPO.glob(pattern))]
 
 
-def gradescope_scripts(tasks: list[str] | None, bonus: list[str] | None = None) -> dict[str, str]:
+def gradescope_scripts(tasks: list[str] | None, bonus: BonusRule | None = None) -> dict[str, str]:
     """setup.sh and run_autograder, filled in."""
+    bonus_tasks, bonus_cap = bonus_option(bonus)
     return {"setup.sh": fill("setup.sh", cpu_wheels=CPU_WHEELS,
                              requirements=" ".join(map(shlex.quote, grading_requirements()))),
-            "run_autograder": fill("run_autograder", tasks=",".join(tasks or TASK_NAMES), bonus=",".join(bonus or []),
-                                   limits=limit_options(PLATFORMS["gradescope"].limits))}
+            "run_autograder": fill("run_autograder", tasks=",".join(tasks or TASK_NAMES), bonus=bonus_tasks,
+                                   bonus_cap=bonus_cap, limits=limit_options(PLATFORMS["gradescope"].limits))}
 
 
-def make_bundle(path: Path, tasks: list[str] | None = None, bonus: list[str] | None = None) -> None:
+def make_bundle(path: Path, tasks: list[str] | None = None, bonus: BonusRule | None = None) -> None:
     """Write the Gradescope autograder zip grading ``tasks`` (None: all), ``bonus`` among them counting
-    in the score only. Nothing is left at ``path`` if it cannot be made."""
+    as bonus points. Nothing is left at ``path`` if it cannot be made."""
     scripts = gradescope_scripts(tasks, bonus)
     files = grading_files()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -124,14 +128,16 @@ def make_bundle(path: Path, tasks: list[str] | None = None, bonus: list[str] | N
             bundle.writestr(info, text)
 
 
-def classroom50_script(tasks: list[str] | None) -> str:
+def classroom50_script(tasks: list[str] | None, bonus: BonusRule | None = None) -> str:
     """autograder.py, filled in."""
     return fill("autograder.py", made_by=CLASSROOM50_MADE_BY, all_tasks=", ".join(TASK_NAMES),
-                tasks=list(tasks or TASK_NAMES), requirements=grading_requirements())
+                tasks=list(tasks or TASK_NAMES), requirements=grading_requirements(),
+                bonus=dict(bonus.weights) if bonus else {}, bonus_cap=bonus.cap if bonus else None)
 
 
-def make_classroom50(folder: Path, tasks: list[str] | None) -> None:
-    """Write (or bring up to date) a Classroom 50 autograder folder grading ``tasks`` (None: all)."""
+def make_classroom50(folder: Path, tasks: list[str] | None, bonus: BonusRule | None = None) -> None:
+    """Write (or bring up to date) a Classroom 50 autograder folder grading ``tasks`` (None: all),
+    ``bonus`` among them counting as bonus points."""
     script = folder / "autograder.py"
     made_by = re.compile(r"made by python -m (grader|instructor) --classroom50")  # this version or the one before
     ours = script.is_file() and made_by.search(script.read_text(errors="replace"))
@@ -140,7 +146,7 @@ def make_classroom50(folder: Path, tasks: list[str] | None) -> None:
                             " give a new or empty folder")
     if folder.exists() and not folder.is_dir():
         raise GraderFailure(f"{folder} is a file; give a folder")
-    files, text = grading_files(CLASSROOM50_INCLUDE), classroom50_script(tasks)
+    files, text = grading_files(CLASSROOM50_INCLUDE), classroom50_script(tasks, bonus)
     for made in ("grader", "instructor", "tests", "solution"):  # what an earlier run wrote: nothing stale stays
         shutil.rmtree(folder / made, ignore_errors=True)
     for file, name in files:

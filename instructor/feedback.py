@@ -1,10 +1,13 @@
 """One student's feedback from a batch: what an instructor can send as it is.
 
-The score counts a bonus task's points apart, and a bonus task not handed in is one line, with
-nothing to fix. Per task: the points, then the failures grouped by cause (one line per cause, however many tests it
+The score line gives the core tasks' points and the bonus points apart ("Score: 58 of 63, bonus 4 of
+10"), as the grade's model computes them; a bonus task not handed in is one line, with nothing to fix.
+Per task: the points, then the failures grouped by cause (one line per cause, however many tests it
 fails, with their points and names), causes before the tests that only wait for them, and a task not
 started (every test still meets a stub) in one line: all from the fields the tests set
-(``grader/results.py``), never from their messages' words.
+(``grader/results.py``), never from their messages' words. A long message is cut where a reader would
+stop (``grader/probes/safe_text.py``'s ``shorten``). Nothing of the sandbox's inner workings (its uid, its
+cgroups, its paths) is shown: the grade's ``isolation`` is the instructor's.
 Markdown (``.md``) for LMS comment boxes that render it, plain text (``.txt``) for those that do not.
 Test names are the suites' own; everything else from the submission (its messages) is untrusted:
 in Markdown it goes inside code spans, which render literally, so nothing needs backslashes.
@@ -15,8 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from grader.results import Grade, TestResult, after_a_hang, task_title, waits_for_another
-from grader.safe_text import printable
+from grader.results import Grade, TestResult, after_a_hang, shown, task_title, waits_for_another
+from grader.probes.safe_text import printable, shorten
 
 FORMATS = ("md", "txt")
 MESSAGE_CHARS = 400  # one cause's message, shown whole up to this
@@ -62,7 +65,7 @@ class Writer:
         return [f"{'#' * level} {text}", ""] if self.md else [text, "=" * len(text) if level == 1 else "-" * len(text), ""]
 
     def quoted(self, untrusted: str) -> str:
-        text = printable(re.sub(r"\s*\n\s*", " ", untrusted))[:MESSAGE_CHARS]
+        text = shorten(printable(re.sub(r"\s*\n\s*", " ", untrusted)), MESSAGE_CHARS)
         return f"`{text.replace('`', chr(39))}`" if self.md else text
 
     def names(self, tests: list[TestResult]) -> str:
@@ -79,18 +82,26 @@ def feedback(name: str, grade: Grade, fmt: str = "md") -> str:
     def title(task: str) -> str:
         return f"{task_title(task)} (bonus)" if task in grade.bonus else task_title(task)
 
-    per_task = ", ".join(f"{title(t)} {sum(x.points for x in grade.task_tests(t))}/"
-                         f"{sum(x.max_points for x in grade.task_tests(t))}" for t in tasks)
-    bonus = sum(t.points for t in grade.tests if t.task in grade.bonus)
-    extra = f", plus {bonus} bonus point{'s' * (bonus != 1)}" if grade.bonus else ""
+    def points(task: str) -> str:
+        earned, possible = grade.task_points(task)
+        if task not in grade.bonus:
+            return f"{earned} of {possible}"
+        return f"{earned} of {possible}, bonus {shown(grade.task_bonus(task))} of {shown(grade.bonus_worth(task))}"
+
     lines = w.heading(f"Feedback for {printable(name)}", 1)
-    lines += [f"Score: {grade.score - bonus} of {grade.max_score}{extra} ({per_task}).", ""]
+    def in_short(task: str) -> str:
+        earned, possible = grade.task_points(task)
+        extra = f" for {shown(grade.task_bonus(task))} bonus points" if task in grade.bonus else ""
+        return f"{title(task)} {earned}/{possible}{extra}"
+
+    capped = f" Bonus points count up to {shown(grade.bonus_max)} in all." if grade.bonus_capped() else ""
+    lines += [f"Score: {score_text(grade)} ({', '.join(map(in_short, tasks))}).{capped}", ""]
     for task in tasks:
         tests = grade.task_tests(task)
-        got, worth = sum(t.points for t in tests), sum(t.max_points for t in tests)
+        worth = grade.task_points(task)[1]
         failing = grade.failures(task)
         if not failing:
-            lines += w.heading(f"{title(task)}: {got} of {worth}", 2) + ["Every test passed.", ""]
+            lines += w.heading(f"{title(task)}: {points(task)}", 2) + ["Every test passed.", ""]
             continue
         if grade.optional_not_handed_in(task):
             lines += w.heading(f"{title(task)}: not handed in (optional)", 2)
@@ -99,7 +110,7 @@ def feedback(name: str, grade: Grade, fmt: str = "md") -> str:
             lines += w.heading(f"{title(task)}: not started (0 of {worth})", 2)
             lines += [f"All {len(tests)} tests say, for example: {w.quoted(failing[0].message)}", ""]
             continue
-        lines += w.heading(f"{title(task)}: {got} of {worth}", 2)
+        lines += w.heading(f"{title(task)}: {points(task)}", 2)
         found, waiting = causes(failing)
         bullet = "- " if w.md else "* "
         for number, cause in enumerate(found, 1):
@@ -107,10 +118,16 @@ def feedback(name: str, grade: Grade, fmt: str = "md") -> str:
             count = f"{len(cause.tests)} test{'s' * (len(cause.tests) != 1)}, {cause.points} point{'s' * (cause.points != 1)}"
             lines.append(f"{bullet}{lead}{w.quoted(cause.message)} ({count}: {w.names(cause.tests)})")
         if waiting:
-            points = sum(t.max_points for t in waiting)
-            lines.append(f"{bullet}{len(waiting)} more test{'s' * (len(waiting) != 1)} ({points} points) count once"
+            waiting_points = sum(t.max_points for t in waiting)
+            lines.append(f"{bullet}{len(waiting)} more test{'s' * (len(waiting) != 1)} ({waiting_points} points) count once"
                          f" the output is right: {w.names(waiting)}")
         lines.append("")
     notes = [f"Graded {'in the sandbox' if grade.sandboxed else 'WITHOUT the sandbox'}; data seed {grade.seed}."]
     notes += [f"Not graded on the grading machine: {printable(n)}" for n in grade.not_graded]
     return "\n".join(lines + notes) + "\n"
+
+
+def score_text(grade: Grade) -> str:
+    """'58 of 63', and with bonus tasks '58 of 63, bonus 4 of 10'."""
+    core = f"{grade.core_score} of {grade.max_score}"
+    return f"{core}, bonus {shown(grade.bonus_score)} of {shown(grade.bonus_max)}" if grade.bonus else core

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from grader.grading import GraderFailure
 from grader.paths import EXERCISES
-from grader.safe_text import file_name, printable
+from grader.probes.safe_text import file_name, printable
 from instructor.hand_in import HandIn, exercise_of
 from instructor.unzip import Unpacker
 

@@ -17,7 +17,7 @@ import zipfile
 import zlib
 from pathlib import Path, PurePosixPath
 
-from grader.safe_text import printable
+from grader.probes.safe_text import printable
 from grader.sandbox import MAX_SUBMISSION_FILE_BYTES
 
 MAX_ZIP_MEMBERS = 4096

@@ -1,13 +1,16 @@
 """A student's feedback file (``instructor/feedback.py``): one line per cause, causes first, an untouched
-task in one line, untrusted text shown literally, in Markdown and in plain text."""
+task in one line, untrusted text shown literally and cut where a reader would stop, nothing of the
+sandbox's insides, in Markdown and in plain text."""
 
 from __future__ import annotations
 
 import pytest
 
+from grader import report
 from grader.results import Grade
 from grader.results import TestResult as Result
-from instructor.feedback import feedback
+from grader.probes.safe_text import shorten
+from instructor.feedback import FORMATS, MESSAGE_CHARS, feedback
 
 NO_BIAS = "MLP.__init__ (TODO 1 in exercises/mlp_block.py): the block has no {layer}.bias; every layer needs one"
 WAITING = ("MLP: the output shape is right, but the output is not the block's output yet: no biases."
@@ -93,8 +96,73 @@ def test_a_bonus_task_not_handed_in_is_one_line_and_its_points_are_told_apart():
     tests += [failed(f"test_triton_swiglu.py::test_forward_float32[{d}d]", "swiglu", missing, kind="not_handed_in",
                      cause="not handed in: triton_swiglu.py") for d in range(3)]
     tests += [Result("test_triton_gated_mlp.py::test_forward_float64", "gated", 1, 1, "passed")]
-    grade = Grade(submission="alice", seed=7, tests=tests, sandboxed=True, bonus=["swiglu", "gated"])
+    grade = Grade(submission="alice", seed=7, tests=tests, sandboxed=True, bonus={"swiglu": 5, "gated": 5}, bonus_cap=4)
     text = feedback("alice", grade)
-    assert "Score: 2 of 2, plus 1 bonus point (MLP 2/2, SwiGLU (bonus) 0/3, Fused gated MLP (bonus) 1/1)." in text, text
+    assert ("Score: 2 of 2, bonus 4 of 4 (MLP 2/2, SwiGLU (bonus) 0/3 for 0 bonus points, Fused gated MLP (bonus)"
+            " 1/1 for 5 bonus points). Bonus points count up to 4 in all.") in text, text
     assert "## SwiGLU (bonus): not handed in (optional)" in text and "Fix first" not in text, text
     assert "FileNotFoundError" not in text, text
+
+
+def test_one_triton_mask_mistake_is_one_bullet_whatever_its_numbers_and_tensors():
+    """The same missing mask seen from several programs and tensors: one cause, so one line."""
+    said = "swiglu_forward raised OutOfBoundsAccess: _swiglu_forward_kernel (program {p} of {n}) tried to tl.load" \
+           " {k} element(s) outside the tensors it was given, up to {k} element(s) past the end of {t}'s tensor"
+    tests = [failed(f"test_triton_swiglu.py::test_forward_float32[{i}d]", "swiglu", said.format(p=i, n=i + 1, k=3 * i + 1,
+                    t=("gate_ptr", "value_ptr", "out_ptr")[i % 3]), cause="OutOfBoundsAccess in swiglu_forward")
+             for i in range(5)]
+    text = feedback("alice", grade_with(tests))
+    bullets = [line for line in text.splitlines() if line.startswith("- ")]
+    assert len(bullets) == 1 and "(5 tests, 5 points:" in bullets[0], text
+    assert "(program 0 of 1)" in bullets[0] and "program 1 of 2" not in bullets[0], bullets[0]
+
+
+INSTRUCTOR_ONLY = ("uid", "cgroup", "/grader-child/", "its own;")
+
+
+def test_students_read_no_uid_cgroup_or_sandbox_path_the_instructor_keeps_them():
+    grade = grade_with([failed("test_mlp.py::test_gradients[MLP]", "mlp", "MLP.forward raised ValueError", 2)])
+    grade.isolation_summary = "sandboxed with bubblewrap (no network, no access to the grader's files)"
+    grade.isolation = (grade.isolation_summary + "; as uid 1900002295, its own; memory limit over all its processes"
+                       " (cgroup v1); CPU limit 1 core over all its processes (cgroup v1)")
+    for fmt in FORMATS:
+        read = feedback("alice", grade, fmt)
+        assert not [word for word in INSTRUCTOR_ONLY if word in read], read
+    for shown in (report.text(grade), report.markdown(grade), report.gradescope(grade)["output"]):
+        assert "sandboxed with bubblewrap" in shown and not [w for w in INSTRUCTOR_ONLY if w in shown], shown
+    assert report.as_json(grade)["isolation"] == grade.isolation
+    assert report.gradescope(grade)["extra_data"]["isolation"] == grade.isolation  # stored, not shown
+
+
+def test_no_grader_frame_is_where_to_look():
+    """A failure raised inside the grader's own package (in the sandbox: /grader-child/grader/...) points
+    at the caller's line, not at the grader's."""
+    from grader.probes.core import describe_exception
+    from grader.probes.safe_text import shorten
+
+    try:
+        shorten(None, 1)  # raises inside grader/probes/safe_text.py
+    except TypeError as exc:
+        where = describe_exception("a stage", exc)["where"]
+    assert where.startswith("selfcheck") and "test_no_grader_frame_is_where_to_look" in where, where
+    assert "grader/" not in where.replace("selfcheck", ""), where
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_long_message_is_cut_at_a_word_never_in_a_code_span_or_a_number(fmt):
+    words = "word " * 75  # 375 characters: the cut falls in what comes next
+    message = words + "got 1.2345678e-06 where `tl.load(ptr + offsets, mask=offsets < n_cols)` was expected today"
+    text = feedback("alice", grade_with([failed("test_mlp.py::test_gradients[MLP]", "mlp", message, 2)]), fmt)
+    line = next(line for line in text.splitlines() if "Fix first:" in line)
+    shown = line.split("Fix first: ", 1)[1].rsplit(" (1 test", 1)[0].strip("`")
+    assert shown.endswith(" …") and len(shown) <= MESSAGE_CHARS, shown
+    kept = shown.removesuffix(" …")
+    assert message.startswith(kept) and message[len(kept)] == " ", kept[-40:]  # a whole word, a whole number
+    assert "tl.load" not in kept and "1.2345678e-06" in kept, kept[-60:]
+
+
+def test_shorten_keeps_short_text_and_never_splits_a_long_word_inside_a_number():
+    assert shorten("short enough", 40) == "short enough"
+    assert shorten("x=1.25e-06,y=2", 10) == "x= …"
+    assert shorten("see `a b c d e f` and more after it", 14) == "see …"  # the span would be cut
+    assert shorten("see `a b c d e f` and more after it", 20) == "see `a b c d e f` …"  # it is kept whole

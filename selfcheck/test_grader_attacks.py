@@ -468,7 +468,8 @@ def test_incomplete_or_malformed_results_are_an_error():
                  for i in range(2)]
     result = {"kind": "result", "nodeid": "tests/test_mlp.py::t0", "status": "passed", "message": "",
               "detail": "", "grader_error": False, "sandbox_required": False, "fields": {"kind": "passed"}}
-    session = {"kind": "session", "exitstatus": 1, "isolation": "x", "sandboxed": True, "grader_peak_mb": 1}
+    session = {"kind": "session", "exitstatus": 1, "isolation": "x; as uid 1", "isolation_summary": "x", "sandboxed": True,
+               "grader_peak_mb": 1}
     for records in ([*collected, result, session],                                  # a test without a result
                     [*collected, result, result, {**result, "nodeid": "tests/test_mlp.py::t1"}, session],
                     [*collected, result, {**result, "nodeid": "tests/test_mlp.py::t1"}]):  # no session

@@ -58,10 +58,17 @@ def test_table_per_task_first_failure_and_total(graded):
 def test_json_schema(graded):
     data = json.loads(graded["grade.json"].read_text())
     assert data["schema"] == "mlp-block-grader/1" and data["seed"] == 7
-    assert {"submission", "sandboxed", "isolation", "score", "max_score", "seconds", "grader_peak_mb", "tasks",
+    assert {"submission", "sandboxed", "isolation", "isolation_summary", "score", "max_score", "core_score",
+            "bonus", "bonus_weights", "bonus_cap", "bonus_score", "bonus_max", "seconds", "grader_peak_mb", "tasks",
             "tests"} <= set(data)
     assert isinstance(data["sandboxed"], bool)
-    assert data["score"] == sum(t["points"] for t in data["tests"])
+    assert data["score"] == data["core_score"] == sum(t["points"] for t in data["tests"])
+    assert (data["bonus"], data["bonus_score"], data["bonus_max"]) == ([], 0, 0)
+    # The instructor's detail (uid, cgroups) in the JSON; what a student reads has the summary alone.
+    assert data["isolation"].startswith(data["isolation_summary"]) and data["isolation_summary"]
+    assert "uid" not in data["isolation_summary"] and "cgroup" not in data["isolation_summary"]
+    sandboxed_line = next(line for line in graded["proc"].stdout.splitlines() if line.startswith("Sandboxed:"))
+    assert data["isolation_summary"] in sandboxed_line and "uid" not in sandboxed_line, sandboxed_line
     assert data["max_score"] == sum(t["max"] for t in data["tests"])
     for test in data["tests"]:
         assert set(test) == {"name", "task", "points", "max", "status", "message", "kind", "cause", "todo", "waits_on"}
@@ -82,6 +89,7 @@ def test_gradescope_results(graded):
     for test in data["tests"]:
         assert {"name", "score", "max_score", "status", "output", "visibility"} <= set(test)
         assert test["status"] in ("passed", "failed") and test["visibility"] == "visible"
+    assert data["extra_data"]["max_score"] == sum(t["max_score"] for t in data["tests"])
 
 
 def test_junit_and_step_summary(graded):

@@ -23,6 +23,7 @@ import pytest
 import yaml
 
 from grader.paths import REPO
+from grader.results import BonusRule
 from grader.tasks import TASK_NAMES
 from instructor import exports, release
 
@@ -166,9 +167,10 @@ def filled_scripts() -> dict[str, str]:
     scripts = {}
     for tasks in (None, ["mlp", "cost"]):
         label = ",".join(tasks or ["all"])
-        for name, text in exports.gradescope_scripts(tasks, ["cost"] if tasks else None).items():
+        bonus = BonusRule({"cost": 5.0}, 4.0) if tasks else None
+        for name, text in exports.gradescope_scripts(tasks, bonus).items():
             scripts[f"{name} ({label})"] = text
-        scripts[f"autograder.py ({label})"] = exports.classroom50_script(tasks)
+        scripts[f"autograder.py ({label})"] = exports.classroom50_script(tasks, bonus)
     return scripts
 
 
@@ -187,6 +189,8 @@ def test_shell_scripts_pass_bash_n_and_shellcheck(name, tmp_path):
 def test_the_run_autograder_grades_the_tasks_it_was_made_for():
     assert 'TASKS="mlp,cost"' in filled_scripts()["run_autograder (mlp,cost)"]
     assert 'TASKS="mlp,glu,swiglu,cost,gated"' in filled_scripts()["run_autograder (all)"]
+    assert 'BONUS="cost=5"' in filled_scripts()["run_autograder (mlp,cost)"]
+    assert 'BONUS_CAP="4"' in filled_scripts()["run_autograder (mlp,cost)"]
 
 
 @pytest.mark.parametrize("label", ["all", "mlp,cost"])
@@ -195,8 +199,9 @@ def test_the_classroom50_autograder_parses_and_names_its_tasks(label):
     tree = ast.parse(text)
     values = {node.targets[0].id: ast.literal_eval(node.value) for node in tree.body
               if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
-              and isinstance(node.value, (ast.List, ast.Constant))}
+              and isinstance(node.value, (ast.List, ast.Dict, ast.Constant))}
     assert values["TASKS"] == (["mlp", "glu", "swiglu", "cost", "gated"] if label == "all" else ["mlp", "cost"])
+    assert (values["BONUS"], values["BONUS_CAP"]) == (({}, None) if label == "all" else ({"cost": 5.0}, 4.0))
     assert all(isinstance(r, str) for r in values["REQUIREMENTS"]) and values["REQUIREMENTS"]
 
 

@@ -20,7 +20,8 @@ each kernel loaded and stored, element by element, and by which program) and ``t
 interpreter patch for bfloat16, tied to the Triton versions it was tested on).
 ``child`` is the child process's entry point (and the frames' format): the package is all the child
 runs, copied whole into its sandbox, so it imports nothing else of the grader. ``activations`` is the
-table of activations by name that the probes build blocks with.
+table of activations by name that the probes build blocks with; ``safe_text`` how text from code under
+test is made safe to show and cut where a reader would stop (the grader's reports use it too).
 
 Importing the package itself is cheap (the sandbox's parent imports ``child`` for the frames' format
 without torch); the first use of one of its names below imports every probe module, which registers them.

@@ -11,6 +11,8 @@ from typing import Callable
 
 import torch
 
+from grader.probes.safe_text import shorten
+
 
 PROBES: dict[str, Callable[..., dict]] = {}
 
@@ -31,11 +33,15 @@ class CodeUnderTestError(Exception):
         super().__init__(self.evidence["message"])
 
 
+# The grader's own package, wherever it runs from (in the sandbox: its private copy, /grader-child/grader):
+# none of its frames is a place for a student to look, and its path would only show the sandbox's insides.
+GRADER_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
 def _student_frame(exc: BaseException) -> str:
-    """'file.py:LINE in func' of the deepest frame outside torch and this module: where to look."""
+    """'file.py:LINE in func' of the deepest frame outside torch and the grader's package: where to look."""
     if isinstance(exc, SyntaxError):  # its traceback is the importer's; the place is on the exception
         return ""  # the message already reads "invalid syntax (file.py, line N)"
-    here = os.path.abspath(__file__)
     where = ""
     # Triton's interpreter re-raises a kernel's error as InterpreterError from the original: the
     # kernel's own line is in the original's traceback, the launch in the wrapper's.
@@ -44,7 +50,7 @@ def _student_frame(exc: BaseException) -> str:
         frames += traceback.extract_tb(exc.__cause__.__traceback__)
     for frame in frames:
         path = os.path.abspath(frame.filename)
-        if (path == here or frame.filename.startswith("<") or f"{os.sep}torch{os.sep}" in path
+        if (path.startswith(GRADER_PACKAGE) or frame.filename.startswith("<") or f"{os.sep}torch{os.sep}" in path
                 or f"{os.sep}triton{os.sep}" in path or f"{os.sep}importlib{os.sep}" in path):
             continue
         shown = os.path.relpath(path)
@@ -58,7 +64,7 @@ def describe_exception(stage: str, exc: BaseException) -> dict:
     return {
         "stage": stage,
         "type": type(exc).__name__,
-        "message": message[:400],
+        "message": shorten(message, 400),
         "where": _student_frame(exc),
         "not_implemented": isinstance(exc, NotImplementedError),
     }

@@ -12,6 +12,7 @@ import torch
 from grader.probes.triton_watch import GUARD, SWIGLU_LAYOUTS, triton_interpreting
 from grader.probes.triton_watch import TritonWatch, check_triton_ready, exercise_function, watched_stage
 from grader.probes.core import CodeUnderTestError, to_cpu, probe
+from grader.probes.safe_text import shorten
 
 
 # ------------------------------------------------------------------------------- building inputs
@@ -306,6 +307,6 @@ def swiglu_bad_arguments(module: ModuleType, case: str, device: str = "cpu") -> 
     try:
         fn(*bad)
     except Exception as exc:  # the point of the probe: what the code under test raises
-        return {"raised": type(exc).__name__, "message": " ".join(str(exc).split())[:400]}
+        return {"raised": type(exc).__name__, "message": shorten(" ".join(str(exc).split()), 400)}
     return {"raised": None, "message": ""}
 

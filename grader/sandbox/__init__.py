@@ -11,8 +11,8 @@ Two uses:
   the interpreter fails its tests instead of killing pytest. The child sees the same files and
   environment as the test run.
 * ``sandbox=True`` (``SandboxBackend``, what ``python -m grader`` uses): the child gets a copy of the
-  submission's exercise files and of the child's part of the grader (``CHILD_FILES``) only. On Linux it runs under
-  bubblewrap: read-only system and Python directories, nothing of the grader's checkout (no tests,
+  submission's exercise files and of the child's package (``grader/probes``, ``CHILD_PACKAGE``) only. On
+  Linux it runs under bubblewrap: read-only system and Python directories, nothing of the grader's checkout (no tests,
   no reference), a private /tmp and /dev/shm of a few MB, no network, its own PID namespace (so
   nothing it starts outlives it). When the grader runs as root, the child (bubblewrap included) runs
   as a host uid of its own (``grader/confinement.py``), never as root, and all of the submission's

@@ -16,7 +16,7 @@ from typing import Callable
 
 from grader import confinement
 from grader.backend import Backend, StartedChildren
-from grader.safe_text import printable
+from grader.probes.safe_text import printable
 from grader.sandbox.processes import kill_strays
 from grader.sandbox.limits import GraderError, Limits, SANDBOX_ENV, SANDBOX_MODES
 from grader.sandbox.launch import ChildFailure, ChildProcess, Plan

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import confinement
-from grader.safe_text import printable
+from grader.probes.safe_text import printable, shorten
 from grader.sandbox.processes import kill_group, kill_strays
 from grader.probes.child import HEADER  # the frames' header: the child's module says what the frames are
 from grader.sandbox.limits import MAX_STAGE_FRAME
@@ -186,7 +186,7 @@ class ChildProcess:
             with open(self.stderr_path, "rb") as f:
                 f.seek(max(0, os.path.getsize(self.stderr_path) - 4096))
                 lines = [ln.strip() for ln in f.read().decode("utf-8", "replace").splitlines() if ln.strip()]
-            return lines[-1][:300] if lines else ""
+            return shorten(lines[-1], 300) if lines else ""
         except OSError:
             return ""
 

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from grader import confinement
+from grader.backend import ChildRun
 from grader.sandbox.processes import limit_preexec, become_subreaper, spawn
 from grader.sandbox.mounts import gpu_present, bwrap_command, child_sys_path
 from grader.sandbox.limits import (CHILD_PACKAGE, CHILD_SCRIPT, CPU_BUDGETS, GRADER_DIR, MAX_SUBMISSION_FILE_BYTES,
@@ -57,7 +58,7 @@ class ChildStarter:
                 errors.append(f"{plan.name}: {failure.message}")
                 continue
             working_plans[key] = plan
-            self.started.runs.append((self._isolation_text(plan), plan.sandboxed))
+            self.started.runs.append(ChildRun(plan.isolation, self._confinement_text(), plan.sandboxed))
             if self._starts:  # a restart: the submission's code crashed or hung, so it pays for it
                 self._charge(time.monotonic() - started, self._restart_task)
             self._starts += 1
@@ -88,10 +89,11 @@ class ChildStarter:
     def _cgroup_procs(self) -> list[str]:
         return self._cgroups.procs_files if self._cgroups is not None else []
 
-    def _isolation_text(self, plan: Plan) -> str:
-        """What the report says; the limits are the submission's, over the processes of all its children."""
+    def _confinement_text(self) -> str:
+        """The instructor's detail of how the child runs (its uid, its cgroups; '' for a local run): the
+        limits are the submission's, over the processes of all its children. Never shown to students."""
         if not self.sandbox:
-            return plan.isolation
+            return ""
         who = (f"as uid {self._job_user.uid}, its own" if self._job_user is not None
                else "as the grader's own user")
         shared = self.submission
@@ -99,7 +101,7 @@ class ChildStarter:
                   else f"memory limit per process only ({shared.no_memory})")
         cpu = (f"CPU limit {shared.limits.cpus:g} core over all its processes ({shared.cpu.describe()})"
                if shared.cpu is not None else f"no CPU limit over its processes ({shared.no_cpu})")
-        return f"{plan.isolation}; {who}; {memory}; {cpu}"
+        return f"{who}; {memory}; {cpu}"
 
     def _prepare_runtime(self) -> Path:
         """A private copy of probes + child and of the submission's top-level .py files."""

@@ -15,10 +15,14 @@ FOLDER = Path(__file__).resolve().parent
 # The tasks this assignment grades, of __ALL_TASKS__ (to change them, make the folder again
 # with --tasks).
 TASKS = "__TASKS__"
+# Of those, the bonus tasks and what each one's full marks are worth in bonus points (None: its own
+# points), and the most bonus points in all (None: no cap).
+BONUS = "__BONUS__"
+BONUS_CAP = "__BONUS_CAP__"
 # What grading imports; on a GitHub Actions runner, pip installs what is missing (CPU torch).
 REQUIREMENTS = "__REQUIREMENTS__"
 
 sys.path.insert(0, str(FOLDER))  # this folder's grader, whatever the checkout holds
 from instructor.classroom50 import main  # noqa: E402
 
-sys.exit(main(FOLDER, TASKS, REQUIREMENTS))
+sys.exit(main(FOLDER, TASKS, REQUIREMENTS, BONUS, BONUS_CAP))

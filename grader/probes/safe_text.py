@@ -53,3 +53,24 @@ def file_name(text: str, *, limit: int = 100) -> str:
     text = unicodedata.normalize("NFC", " ".join(printable(text).split()))
     kept = "".join(ch if ch.isalnum() or ch in " ._-" else "_" for ch in text)
     return kept.strip(" ._-")[:limit].rstrip(" ._-")
+
+
+def shorten(text: str, limit: int, mark: str = " …") -> str:
+    """``text`` cut to at most ``limit`` characters, ``mark`` included, where a reader would stop: at a
+    space, never inside a word or a number, and never inside a code span (`like this`)."""
+    if len(text) <= limit:
+        return text
+    room = max(limit - len(mark), 0)
+    cut = text.rfind(" ", 0, room + 1)
+    if cut > 0 and text.count("`", 0, cut) % 2:  # inside a code span: stop before it opens
+        cut = text.rfind("`", 0, cut)
+    if cut <= 0:  # one long word: stop between two characters that are not both of a word or a number
+        cut = room
+        while cut > 0 and _in_word(text[cut - 1]) and _in_word(text[cut]):
+            cut -= 1
+        cut = cut or room
+    return text[:cut].rstrip(" ,;:(") + mark
+
+
+def _in_word(ch: str) -> bool:
+    return ch.isalnum() or ch in "._+-"  # 3.8e-06 and n_cols are one word each
