@@ -31,6 +31,7 @@ from instructor import batch_reports, gradebooks, intake
 from instructor.batch_reports import Outputs
 from instructor.batch_store import Record
 from grader.grading import GraderFailure, SandboxUnavailable, check_child_can_start, grade
+from grader.results import BonusRule
 from instructor.intake import Intake, Submission
 from grader.probes.safe_text import printable
 from grader.sandbox import Limits
@@ -115,7 +116,7 @@ def _pick(found: Intake, only: str, folder: Path) -> Submission:
 
 def run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits: Limits, sandbox_mode: str,
               tasks=None, seed=None, only: str | None = None, feedback: Path | None = None,
-              feedback_format: str = "md", bonus: list[str] | None = None,
+              feedback_format: str = "md", bonus: BonusRule | None = None,
               canvas_assignment: str | None = None) -> int:
     if not folder.is_dir() and not intake.is_class_zip(folder):
         raise GraderFailure(f"--batch {folder}: no such folder or .zip")

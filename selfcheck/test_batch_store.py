@@ -52,7 +52,7 @@ def fake_grade(name: str) -> Grade:
                         "" if earned == 10 else "off by one", kind="passed" if earned == 10 else "failed", cause="y"),
              results.TestResult("test_cost.py::test_c", "cost", 0 if name == "carol" else 3, 3,
                         "failed" if name == "carol" else "passed", kind="failed" if name == "carol" else "passed")]
-    return Grade(name, seed=7, tests=tests, isolation="stood in", sandboxed=True, seconds=1.25, bonus=["cost"])
+    return Grade(name, seed=7, tests=tests, isolation="stood in", sandboxed=True, seconds=1.25, bonus={"cost": None})
 
 
 class Batch:

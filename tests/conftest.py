@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from grader.plugin import STARTED_CHILDREN
+from grader.probes.safe_text import shorten
 from tests.checks import verdict_fields
 from grader.tasks import TASK_NAMES as TASKS
 from grader.tasks import register_markers
@@ -99,7 +100,7 @@ def summary_by_cause(reports: list) -> list[str]:
     for number, group in enumerate(order, 1):
         message = " ".join(str(getattr(group[0], "longreprtext", "")).removeprefix("Failed: ").split())
         names = ", ".join(r.nodeid.split("::", 1)[-1] for r in group[:4]) + (f" and {len(group) - 4} more" * (len(group) > 4))
-        shown = message if len(message) <= 160 else message[:157] + "..."
+        shown = shorten(message, 160)
         lines.append(f"{number}. {shown}  [{len(group)} test{'s' * (len(group) != 1)}: {names}]")
     if waiting:
         on = sorted({fields["waits_on"] for _, fields in waiting})

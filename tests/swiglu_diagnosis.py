@@ -200,6 +200,52 @@ def kernel_verdict(kernels, op: str, device: str) -> str:
     return _kernel_verdicts[key]
 
 
+def same_as_kernel(got: torch.Tensor, launched: torch.Tensor) -> bool:
+    """The same tensor, NaN where it is NaN; a GPU may round a differently compiled launch differently."""
+    if got.shape != launched.shape or got.dtype != launched.dtype:
+        return False
+    if not torch.equal(got.isnan(), launched.isnan()):
+        return False
+    finite = ~got.isnan()
+    return not bool(rounding_errors(got[finite], launched[finite], roundings=1.0).any())
+
+
+LONG_ROWS = (3, 2100)  # rows longer than the largest block: more than one program per row
+_launch_verdicts: dict[tuple[int, str, str], str] = {}
+
+
+def launch_verdict(target, kernels, op: str, device: str) -> str:
+    """Why the student's ``op`` function does not return what its kernel computes under the stub's launch
+    code, on rows longer than one block (an undersized grid shows there); "" when it does. Once per session."""
+    key = (id(target), op, device)
+    if key not in _launch_verdicts:
+        data = verdict_data(f"swiglu launch {op}")
+        drawn = data.get_state()
+        names = ("out",) if op == "forward" else ("grad_gate", "grad_value")
+        try:
+            evidence, *_ = run_kernels(target, data, op, LONG_ROWS, device=device)
+            data.set_state(drawn)
+            launched, *_ = run_kernels(kernels, data, op, LONG_ROWS, device=device)
+            same = all(same_as_kernel(evidence[n], launched[n]) for n in names)
+            _launch_verdicts[key] = "" if same else (f"{FUNCTION[op]} does not return what its kernel computes on rows"
+                                                     f" of {LONG_ROWS[1]} columns, more than one block each")
+        except pytest.fail.Exception as failure:
+            _launch_verdicts[key] = str(failure).splitlines()[0] if str(failure) else f"{FUNCTION[op]} failed"
+    return _launch_verdicts[key]
+
+
+def expect_swiglu_works(target, kernels, device: str, what: str) -> None:
+    """For values of the student's own process (autograd, the block): the kernels compute SwiGLU on their
+    own, and the student's functions launch them so that every element is theirs."""
+    expect_kernels_compute_swiglu(kernels, device, what)
+    for op in ("forward", "backward"):
+        verdict = launch_verdict(target, kernels, op, device)
+        if verdict:
+            fail(f"{what}: this counts once {FUNCTION[op]} returns what its kernel computes"
+                 f" (test_kernels_launched[{op}-long-rows] passes); it does not yet: {verdict}",
+                 waits_on=f"test_kernels_launched[{op}-long-rows]", cause=f"{FUNCTION[op]}: launch")
+
+
 def expect_kernel_computes(kernels, op: str, device: str, what: str) -> None:
     """A property of the ``op`` kernel (bounds, inputs untouched, empty input) counts once that kernel
     computes SwiGLU: a kernel that writes nothing has every one of them."""

@@ -18,7 +18,7 @@ from grader.probes import stand_in_backward, stand_in_forward  # noqa: E402
 from tests.block_runs import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
 from tests.checks import BLOCKS, expect_close, expect_shape, fail, is_close  # noqa: E402
 from tests.kernel_target import rests_on  # noqa: E402
-from tests.swiglu_diagnosis import computes_float64_in_float32, expect_kernels_compute_swiglu  # noqa: E402
+from tests.swiglu_diagnosis import computes_float64_in_float32, expect_swiglu_works  # noqa: E402
 from tests.swiglu_support import EXERCISE, expect_stand_in_followed, FUSED, stand_in_coefficients  # noqa: E402
 
 pytestmark = pytest.mark.swiglu
@@ -74,7 +74,7 @@ def glu_reference(reference, gen, weights, x, **kwargs) -> dict:
 @pytest.mark.points(2)
 @pytest.mark.parametrize("dtype,shape", [(torch.float64, (2, 3, 4, HIDDEN)), (torch.float32, (5, 7, HIDDEN))],
                          ids=["float64-4d", "float32-3d"])
-@rests_on(lambda a: expect_kernels_compute_swiglu(a['kernels'], a['device'], f"FusedSwiGLU's output in {a['dtype']}"))
+@rests_on(lambda a: expect_swiglu_works(a['target'], a['kernels'], a['device'], f"FusedSwiGLU's output in {a['dtype']}"))
 def test_fused_matches_glu(target, kernels, reference, gen, dtype, shape, device):
     got, weights, x, _ = run(target, FUSED, gen, shape=shape, dtype=dtype, device=device)
     want = glu_reference(reference, gen, weights, x.double())
@@ -90,7 +90,7 @@ def test_fused_matches_glu(target, kernels, reference, gen, dtype, shape, device
 
 
 @pytest.mark.points(2)
-@rests_on(lambda a: expect_kernels_compute_swiglu(a['kernels'], a['device'], "FusedSwiGLU's gradients"))
+@rests_on(lambda a: expect_swiglu_works(a['target'], a['kernels'], a['device'], "FusedSwiGLU's gradients"))
 def test_fused_gradients(target, kernels, reference, gen, device):
     got, weights, x, _ = run(target, FUSED, gen, backward=True, device=device)
     want = glu_reference(reference, gen, weights, x, backward=True, grad_out=got["grad_out"])
@@ -108,7 +108,7 @@ def test_fused_gradients(target, kernels, reference, gen, device):
 
 
 @pytest.mark.points(1)
-@rests_on(lambda a: expect_kernels_compute_swiglu(a['kernels'], a['device'], "FusedSwiGLU's output dtype"))
+@rests_on(lambda a: expect_swiglu_works(a['target'], a['kernels'], a['device'], "FusedSwiGLU's output dtype"))
 def test_fused_dtype_kept(target, kernels, gen, device):
     got, *_ = run(target, FUSED, gen, dtype=torch.bfloat16, device=device)
     if got["out"].dtype != torch.bfloat16:
@@ -132,7 +132,7 @@ def fused_with_stand_ins(weights: dict, x, grad_out, coefficients: dict, gate_fr
 
 
 @pytest.mark.points(1)
-@rests_on(lambda a: expect_kernels_compute_swiglu(a['kernels'], a['device'], "FusedSwiGLU's use of the kernels"))
+@rests_on(lambda a: expect_swiglu_works(a['target'], a['kernels'], a['device'], "FusedSwiGLU's use of the kernels"))
 def test_fused_uses_kernels(target, kernels, gen, device):
     coefficients = stand_in_coefficients(gen)
     got, weights, x, _ = run(target, FUSED, gen, backward=True, device=device, stand_ins=coefficients)
@@ -154,7 +154,7 @@ def test_fused_uses_kernels(target, kernels, gen, device):
 
 
 @pytest.mark.points(1)
-@rests_on(lambda a: expect_kernels_compute_swiglu(a['kernels'], a['device'], "FusedSwiGLU's output without dropout"))
+@rests_on(lambda a: expect_swiglu_works(a['target'], a['kernels'], a['device'], "FusedSwiGLU's output without dropout"))
 def test_fused_dropout_off_unless_training(target, kernels, reference, gen, device):
     got, weights, x, _ = run(target, FUSED, gen, shape=DROPOUT_SHAPE, dropout=P, train=False, device=device)
     clean = glu_reference(reference, gen, weights, x)["out"]
@@ -173,7 +173,7 @@ def fused_dropout(target, reference, gen, device) -> tuple[torch.Tensor, torch.T
 
 
 @pytest.mark.points(1)
-@rests_on(lambda a: expect_kernels_compute_swiglu(a['kernels'], a['device'], "FusedSwiGLU's dropout"))
+@rests_on(lambda a: expect_swiglu_works(a['target'], a['kernels'], a['device'], "FusedSwiGLU's dropout"))
 def test_fused_dropout_share_of_zeros(target, kernels, reference, gen, device):
     out, clean = fused_dropout(target, reference, gen, device)
     expect_shape(out.shape, clean.shape, "FusedSwiGLU.forward in training mode")
@@ -186,7 +186,7 @@ def test_fused_dropout_share_of_zeros(target, kernels, reference, gen, device):
 
 
 @pytest.mark.points(1)
-@rests_on(lambda a: expect_kernels_compute_swiglu(a['kernels'], a['device'], "FusedSwiGLU's dropout scaling"))
+@rests_on(lambda a: expect_swiglu_works(a['target'], a['kernels'], a['device'], "FusedSwiGLU's dropout scaling"))
 def test_fused_dropout_kept_scaled(target, kernels, reference, gen, device):
     out, clean = fused_dropout(target, reference, gen, device)
     expect_shape(out.shape, clean.shape, "FusedSwiGLU.forward in training mode")
