@@ -102,9 +102,14 @@ def enumerations(text: str, names: list[str]) -> list[list[str]]:
     return [re.findall(name, run.group(0)) for run in runs]
 
 
+def paragraphs(doc: Path) -> list[str]:
+    """The paragraphs of ``doc``'s text, unwrapped."""
+    return [re.sub(r"\s+", " ", part) for part in prose(doc).split("\n\n")]
+
+
 def paragraph_with(doc: Path, words: str) -> str:
-    """The paragraph of ``doc``'s text that holds ``words``, unwrapped."""
-    return next(flat(part) for part in prose(doc).split("\n\n") if words in flat(part))
+    """The paragraph of ``doc``'s text that holds ``words``."""
+    return next(part for part in paragraphs(doc) if words in part)
 
 
 def listed(span: str) -> list[str]:
