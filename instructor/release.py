@@ -31,6 +31,7 @@ RELEASE_FILES = [
     "exercises/*.py", "tests/*.py", "tests/snapshots/reference.pt", "grader/**/*.py",
     "notebooks/*.ipynb", "notebooks/*.py", "notebooks/*.json",
     "docs/exercises.md", "pyproject.toml", "requirements.txt", "socratic_prompt.md", ".gitignore", ".github/workflows/check.yml",
+    ".devcontainer/devcontainer.json",  # Linux with the requirements, for students on macOS and Windows
 ]
 REFERENCE_FILES = f"{REFERENCE.relative_to(REPO).as_posix()}/*.py"
 STUBS = "exercises/*.py"
