@@ -5,9 +5,9 @@ end: the slowest case) and on the stubs (every test fails at once), and prints t
 max over the runs, with the CPU time the run and its child processes used (user + system): on a
 machine shared with other work the wall time grows, the CPU time much less. benchmarks/README.md
 records the median; the budget is 5 s on a 2-core machine for the MLP/GLU suite and 30 s for the fused SwiGLU
-suite (``--suite tests/test_triton_swiglu.py --budget 30``).
+suite, all three of its files (``--suite 'tests -m swiglu' --budget 30``).
 
-    python benchmarks/student_suite_time.py [--runs 7] [--suite tests/test_triton_swiglu.py --budget 30]
+    python benchmarks/student_suite_time.py [--runs 7] [--suite 'tests -m swiglu' --budget 30]
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def wall_time(suite: str, target: str) -> tuple[float, float, float]:
     env = {k: v for k, v in os.environ.items() if k != "EXERCISE_TARGET"}
     user, system = cpu_seconds()
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "pytest", suite, "-q", "--target", target],
+    proc = subprocess.run([sys.executable, "-m", "pytest", *suite.split(), "-q", "--target", target],
                           cwd=REPO, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     user, system = (now - before for now, before in zip(cpu_seconds(), (user, system)))
@@ -48,7 +48,9 @@ def wall_time(suite: str, target: str) -> tuple[float, float, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="runs per target (default 7)")
-    parser.add_argument("--suite", default="tests/test_mlp.py", help="the suite to time (default tests/test_mlp.py)")
+    parser.add_argument("--suite", default="tests/test_mlp.py",
+                        help="the suite to time, as pytest's arguments (default tests/test_mlp.py; a whole task:"
+                        " 'tests -m swiglu')")
     parser.add_argument("--budget", type=float, default=BUDGET_S, help=f"seconds allowed (default {BUDGET_S:g})")
     args = parser.parse_args()
     print(f"pytest {args.suite}, {args.runs} runs per target, {os.cpu_count()} cores,"

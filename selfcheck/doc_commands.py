@@ -114,8 +114,8 @@ def pytest_problems(command: Command, words: list[str]) -> list[str]:
             wrong += [] if exists(word) else [f"{word} does not exist"]
     # "(-m cost)" beside a suite: the tasks named must be that suite's.
     for name in re.findall(r"-m (\w+)", command.comment):
-        suites = {f"tests/{t.suite}" for t in TASKS if t.name == name}
-        if not suites or (paths and not set(paths) <= suites):
+        suites = {f"tests/{suite}" for t in TASKS if t.name == name for suite in t.suites}
+        if not suites or (paths and not set(paths) <= suites | {"tests"}):
             wrong.append(f"the comment says -m {name}, but that task's suite is {', '.join(suites) or 'none'}")
     return wrong
 

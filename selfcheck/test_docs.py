@@ -29,7 +29,7 @@ from grader.paths import EXERCISES, REPO
 from grader.sandbox import Limits
 from grader.tasks import TASK_NAMES, TASK_TITLES, TASKS
 from instructor import cli as instructor_cli
-from instructor.batch import columns
+from instructor.batch_reports import columns
 from instructor.batch_reports import ITEM_COLUMNS
 from instructor.exports import PLATFORMS
 from selfcheck.doc_commands import PIP_OWN, exists, literal_options, option_strings, parses, problems
@@ -104,7 +104,7 @@ def test_options_named_in_the_text_exist_with_their_values():
         for line, span in spans(doc):
             if not span.startswith("--"):
                 continue
-            words = span.split()
+            words = shlex.split(span)
             names = [w for w in words if w.startswith("--")]
             wrong += [f"{doc.relative_to(REPO)}:{line}: {n} is no option here" for n in names if n not in known]
             if len(words) > 1 and "|" not in span and all(n in option_strings(instructor) for n in names) and not any(
@@ -166,7 +166,7 @@ def test_the_json_schema_shown_is_what_the_grader_writes():
     shown = json.loads(next(m.group(2) for m in FENCE.finditer(text) if m.group(1) == "json"))
     failing = results.TestResult("test_mlp.py::test_gradients[GLU]", "glu", 0, 2, "failed", "one line", kind="failed",
                          cause="GLU: no biases")
-    written = report.as_json(results.Grade("path as given", 1, [failing], bonus=[]))
+    written = report.as_json(results.Grade("path as given", 1, [failing], bonus={}))
     assert shown["schema"] == written["schema"]
     for what, got, want in (("the report", shown, written), ("a task", shown["tasks"][0], written["tasks"][0]),
                             ("a task's first_failure", shown["tasks"][0]["first_failure"], written["tasks"][0]["first_failure"]),
