@@ -9,10 +9,13 @@ platform shows results (Gradescope's results.json, Classroom 50's job log, resul
 
 * sandbox: whether a sandboxed child starts there (``check_child_can_start``, the start check grading
   for credit makes first), and how the children ran (the isolation, every detail: uid, cgroups);
-* reference: the package's own reference (``solution/hidden``), copied in as exercise files, graded
-  task by task in the sandbox with the platform's limits: full marks, or what it lost;
-* time: each task's time there against its budget, the whole (installs included) against the
-  platform's stop, and the worst case the limits allow (a submission that hangs in every task).
+* reference: the package's own reference (``solution/hidden``), copied in as exercise files and graded
+  in the sandbox with the platform's limits, as a submission is: full marks, or what it lost;
+* time: the grade's time there (installs included) against the platform's stop, the worst case the
+  limits allow (a submission that hangs in every task), and a second grade of the reference with half
+  of each budget and call timeout: full marks there mean a correct solution twice as slow still fits.
+  (The budgets count only the time of the submission's processes, which no wall clock outside the
+  grade can tell apart from the grader's own: so the grader's own budgets measure it.)
 
 No autograder holds this module (``instructor/exports.py`` ships it in check packages only), so no
 submission to an assignment can make one run it.
@@ -28,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader import report
@@ -46,8 +49,9 @@ from instructor.exports import PLATFORMS, Platform
 TEST_PREFIX = "Platform check: "
 TITLES = {"sandbox": "the sandbox starts", "reference": "the reference gets full marks",
           "time": "grading fits the platform's limits"}
-# A task's budget must hold the reference's time there twice over: a correct solution may well be
-# slower than the reference, and it must not run out of time where the reference just fits.
+# Each task's budget, each call's timeout and the platform's stop must hold the reference's need there
+# this many times over: a correct solution may well be slower than the reference, and the machine
+# busier, and neither may cost points where the reference just fits.
 HEADROOM = 2
 USERNS_SETTINGS = ("/proc/sys/kernel/unprivileged_userns_clone", "/proc/sys/user/max_user_namespaces",
                    "/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
@@ -65,12 +69,17 @@ class Check:
 
 
 @dataclass
-class TaskRun:
-    """The reference's grade of one task, and the seconds it took there (its own pytest session)."""
-    task: str
-    seconds: float
-    grade: Grade | None
+class ReferenceRun:
+    """One grade of the reference (every task in one run, as a real grade is), and its seconds there."""
+    limits: Limits
+    seconds: float = 0.0
+    grade: Grade | None = None
     error: str = ""  # why it was not graded
+
+    def lost(self, tasks: list[str]) -> dict[str, tuple[int, int]]:
+        """The tasks that did not get all their points (or no test at all): task -> (points, possible)."""
+        points = {task: self.grade.task_points(task) for task in tasks} if self.grade else {}
+        return {task: (got, most) for task, (got, most) in points.items() if not most or got < most}
 
 
 def reference_submission(folder: Path) -> Path:
@@ -82,82 +91,84 @@ def reference_submission(folder: Path) -> Path:
     return folder
 
 
-def grade_reference(tasks: list[str], limits: Limits) -> list[TaskRun]:
-    """Grade the reference one task at a time, in the sandbox (required), timing each task."""
-    runs = []
+def grade_reference(tasks: list[str], limits: Limits) -> ReferenceRun:
+    """Grade the reference on ``tasks`` in the sandbox (required), as run_autograder grades a submission."""
+    run = ReferenceRun(limits)
+    started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="platform-check-") as tmp:
-        submission = reference_submission(Path(tmp) / "reference")
-        for task in tasks:
-            started = time.monotonic()
-            try:
-                graded = grade(submission, display="the reference", limits=limits, sandbox_mode="bwrap", tasks=[task])
-            except GraderFailure as exc:
-                runs.append(TaskRun(task, time.monotonic() - started, None, " ".join(str(exc).split())))
-            else:
-                runs.append(TaskRun(task, time.monotonic() - started, graded))
-    return runs
+        try:
+            run.grade = grade(reference_submission(Path(tmp) / "reference"), display="the reference", limits=limits,
+                              sandbox_mode="bwrap", tasks=tasks)
+        except GraderFailure as exc:
+            run.error = " ".join(str(exc).split())
+    run.seconds = time.monotonic() - started
+    return run
 
 
-def sandbox_check(runs: list[TaskRun], why_not: str) -> Check:
+def halved(limits: Limits) -> Limits:
+    """``limits`` with each task's budget and each call's timeout cut by HEADROOM."""
+    return replace(limits, budget=limits.budget / HEADROOM, call_timeout=limits.call_timeout / HEADROOM)
+
+
+def sandbox_check(run: ReferenceRun, why_not: str) -> Check:
     if why_not:
         return Check("sandbox", False, f"it did not start: {why_not}")
-    graded = [run.grade for run in runs if run.grade is not None]
-    if not graded:
-        return Check("sandbox", True, "a sandboxed child started; no task was graded to say how it ran")
-    unsandboxed = [g for g in graded if not g.sandboxed]
-    how = (unsandboxed or graded)[0].isolation
-    return Check("sandbox", not unsandboxed, how if not unsandboxed else f"a child ran outside the sandbox: {how}")
+    if run.grade is None:
+        return Check("sandbox", True, f"a sandboxed child started; the reference was not graded ({run.error})")
+    how = run.grade.isolation
+    return Check("sandbox", run.grade.sandboxed, how if run.grade.sandboxed else f"a child ran outside it: {how}")
 
 
-def reference_check(runs: list[TaskRun]) -> Check:
-    if runs and all(run.grade is None for run in runs) and len({run.error for run in runs}) == 1:
-        return Check("reference", False, f"not graded: {runs[0].error}")
-    parts, full, earned, possible = [], True, 0, 0
-    for run in runs:
-        title = TASK_TITLES[run.task]
-        if run.grade is None:
-            full = False
-            parts.append(f"{title} not graded ({run.error})")
-            continue
-        points, most = run.grade.task_points(run.task)
-        earned, possible = earned + points, possible + most
-        failure = run.grade.first_failure(run.task)
-        if most and points == most and not run.grade.not_graded:
-            parts.append(f"{title} {points}/{most}")
-            continue
-        full = False
+def reference_check(run: ReferenceRun, tasks: list[str]) -> Check:
+    if run.grade is None:
+        return Check("reference", False, f"not graded: {run.error}")
+    lost, parts = run.lost(tasks), []
+    for task in tasks:
+        got, most = run.grade.task_points(task)
+        failure = run.grade.first_failure(task)
         why = (f"first failure {failure.name}: {failure.message}" if failure else
                "; ".join(run.grade.not_graded) or "no test of it was graded")
-        parts.append(f"{title} {points}/{most} ({why})")
-    verdict = f"full marks, {earned}/{possible}" if full else f"NOT full marks, {earned}/{possible}"
-    return Check("reference", full, f"{verdict}: {'; '.join(parts)}")
+        parts.append(f"{TASK_TITLES[task]} {got}/{most}" + (f" ({why})" if task in lost else ""))
+    verdict = "full marks" if not lost else "NOT full marks"
+    return Check("reference", not lost, f"{verdict}, {run.grade.score}/{run.grade.max_score}: {'; '.join(parts)}")
 
 
-def time_check(platform: Platform, runs: list[TaskRun], start_seconds: float, installs: float) -> Check:
-    budget, stop = platform.limits.budget, platform.stops_after
-    worst = platform.worst_case(len(runs))
+def time_check(platform: Platform, tasks: list[str], graded: ReferenceRun, tight: ReferenceRun | None,
+               start_seconds: float, installs: float) -> Check:
+    """``graded``: the reference's grade with the platform's limits; ``tight``: with ``halved`` limits (None
+    when it was not run)."""
+    stop, worst = platform.stops_after, platform.worst_case(len(tasks))
     limits_text = (f"a submission hanging in every task is stopped by the grader after {worst / 60:.1f} min at most"
                    + (f" ({platform.setup / 60:.0f} min of installs included)" if platform.setup else "")
                    + f"; {platform.name} stops a run at {stop / 60:.0f} min")
-    if not runs or any(run.grade is None for run in runs):
-        return Check("time", False, f"not measured, the reference was not graded here; {limits_text}")
-    needed = installs + start_seconds + sum(run.seconds for run in runs)
-    per_task = ", ".join(f"{TASK_TITLES[run.task]} {run.seconds:.0f} s" for run in runs)
-    found = [f"the reference took {needed:.0f} s in all here"
-             + (f" ({installs:.0f} s of installs, {start_seconds:.0f} s to start the sandbox," if installs else
-                f" ({start_seconds:.0f} s to start the sandbox,")
-             + f" then task by task: {per_task}; each task's budget is {budget:.0f} s, and each time counts its own"
-               " start, which one grading run pays once)", limits_text]
-    slow = [run for run in runs if run.seconds * HEADROOM > budget]
-    problems = [f"{TASK_TITLES[run.task]} took {run.seconds:.0f} s, over 1/{HEADROOM} of its {budget:.0f} s budget: a"
-                " correct solution slower than the reference could run out of time" for run in slow]
-    if needed > stop:
-        problems.append(f"the reference alone needs more than {platform.name}'s {stop / 60:.0f} min")
+    if graded.grade is None or graded.lost(tasks):
+        return Check("time", False, f"not measured: the reference did not get full marks with the real limits;"
+                                    f" {limits_text}")
+    needed = installs + start_seconds + graded.seconds
+    found = [f"the reference's grade took {needed:.0f} s here ("
+             + (f"{installs:.0f} s of installs, " if installs else "")
+             + f"{start_seconds:.0f} s to start the sandbox, {graded.seconds:.0f} s to grade)", limits_text]
+    problems = []
+    if needed * HEADROOM > stop:
+        problems.append(f"that is over 1/{HEADROOM} of {platform.name}'s {stop / 60:.0f} min: a slower correct"
+                        " solution, or a busier machine, could be stopped by the platform")
     if installs > platform.setup:
         problems.append(f"installs took {installs:.0f} s, more than the {platform.setup:.0f} s the limits leave for"
                         f" them: {platform.name} could stop a slow grade before the grader does")
     if worst >= stop:
         problems.append("the limits let a hanging submission run past the platform's stop")
+    half = tight.limits if tight else halved(graded.limits)
+    what = f"with 1/{HEADROOM} of each task's budget and of the call timeout ({half.budget:g} s, {half.call_timeout:g} s)"
+    if tight is None:
+        problems.append(f"{what} the reference was not graded: no time was left for it within the platform's stop")
+    elif tight.grade is None:
+        problems.append(f"{what} the reference was not graded: {tight.error}")
+    elif tight.lost(tasks):
+        lost = ", ".join(f"{TASK_TITLES[t]} {got}/{most}" for t, (got, most) in tight.lost(tasks).items())
+        problems.append(f"{what} the reference lost points ({lost}): a correct solution {HEADROOM} times slower than"
+                        " the reference could run out of time")
+    else:
+        found.append(f"{what} it still gets full marks, so a correct solution {HEADROOM} times slower fits")
     return Check("time", not problems, "; ".join(found + problems))
 
 
@@ -186,10 +197,14 @@ def run_checks(platform: Platform, tasks: list[str], installs: float = 0.0) -> l
     except GraderFailure as exc:
         why_not = " ".join(str(exc).split())
     start_seconds = time.monotonic() - started
-    runs = (grade_reference(tasks, platform.limits) if not why_not else
-            [TaskRun(task, 0.0, None, "the sandbox did not start") for task in tasks])
-    return [sandbox_check(runs, why_not), reference_check(runs),
-            time_check(platform, runs, start_seconds, installs)]
+    graded = (grade_reference(tasks, platform.limits) if not why_not else
+              ReferenceRun(platform.limits, error="the sandbox did not start"))
+    tight = None
+    # A second grade takes at most as long as the first: run it only where both fit the platform's stop.
+    if graded.grade is not None and not graded.lost(tasks) and installs + 2 * (time.monotonic() - started) < platform.stops_after:
+        tight = grade_reference(tasks, halved(platform.limits))
+    return [sandbox_check(graded, why_not), reference_check(graded, tasks),
+            time_check(platform, tasks, graded, tight, start_seconds, installs)]
 
 
 def text_report(platform: Platform, checks: list[Check]) -> str:
