@@ -30,6 +30,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from grader import report
@@ -49,7 +50,9 @@ IDENTITY = {"classroom": "CLASSROOM", "assignment": "ASSIGNMENT", "submission": 
 # Classroom 50 stops the whole grade job after 15 minutes (set-up and installs included), so each
 # task gets less than the grader's usual 300 s (instructor/exports.py): a hang costs only its own task.
 LIMITS = PLATFORMS["classroom50"].limits
-INSTALLED_ENV = "MLP_GRADER_INSTALLED"  # set after one install, so a failed one is not retried
+# Set after one install, so a failed one is not retried; its value is the install's seconds (the
+# platform check reports them against what the limits leave for installs).
+INSTALLED_ENV = "MLP_GRADER_INSTALLED"
 
 
 def identity(env: dict[str, str]) -> dict[str, str]:
@@ -132,6 +135,7 @@ def ensure_requirements(requirements: list[str], tasks: list[str]) -> None:
         raise GraderFailure(f"{', '.join(map(_module, missing))} not installed for {sys.executable}: install"
                             f" {wanted} (CPU torch: pip install --extra-index-url {CPU_WHEELS} ...)")
     print(f"autograder: installing {wanted} (CPU torch)", flush=True)
+    started = time.monotonic()
     install = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
                               "--extra-index-url", CPU_WHEELS, *missing], stdin=subprocess.DEVNULL)
     if install.returncode != 0:
@@ -139,7 +143,7 @@ def ensure_requirements(requirements: list[str], tasks: list[str]) -> None:
     # A fresh interpreter sees what was installed wherever pip put it (the user's site too).
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, INSTALLED_ENV: "1"})
+    os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, INSTALLED_ENV: f"{time.monotonic() - started:.0f}"})
 
 
 def ensure_bubblewrap() -> None:
@@ -156,7 +160,7 @@ def ensure_bubblewrap() -> None:
                        stdin=subprocess.DEVNULL, check=False)
 
 
-def _remove(path: Path) -> None:
+def remove_path(path: Path) -> None:
     if path.is_symlink() or path.is_file():
         path.unlink()
     elif path.is_dir():
@@ -172,7 +176,7 @@ def main(folder: Path, tasks: list[str], requirements: list[str], bonus: dict[st
     outputs = [checkout / RESULT, checkout / RELEASE_BODY]
     try:
         for path in outputs:  # a result.json the checkout brought along never stands as a grade
-            _remove(path)
+            remove_path(path)
         fields = identity(dict(os.environ))
         unknown = [t for t in tasks if t not in TASK_TITLES]
         if unknown or not tasks:
@@ -198,7 +202,7 @@ def main(folder: Path, tasks: list[str], requirements: list[str], bonus: dict[st
     except (GraderFailure, OSError) as exc:
         for path in outputs:
             try:
-                _remove(path)
+                remove_path(path)
             except OSError:
                 pass
         reason = printable(" ".join(str(exc).split()))

@@ -3,7 +3,8 @@
 * ``--release DIR``: the student repository (stubs, suites with the reference's recorded answers,
   notebooks, the student's grader; no reference, nothing of ``instructor/``);
 * ``--batch DIR --csv FILE``: grade every hand-in in DIR, in the sandbox, with feedback per student;
-* ``--gradescope-bundle ZIP`` and ``--classroom50 DIR``: the platforms' autograders;
+* ``--gradescope-bundle ZIP`` and ``--classroom50 DIR``: the platforms' autograders, or with
+  ``--platform-check`` their platform checks (``instructor/platform_check.py``);
 * ``--stubs``: write ``exercises/`` from the reference's marked regions (``instructor/stubs.py``).
 
 Exit codes as ``python -m grader``'s: 0 done, 3 could not (bad path or option, no sandbox).
@@ -36,6 +37,7 @@ def build_parser() -> Parser:
         "  python -m instructor --batch submissions/ --csv grades.csv --canvas-assignment 'Homework 3 (12345)'\n"
         "  python -m instructor --gradescope-bundle autograder.zip --tasks mlp,glu,cost\n"
         "  python -m instructor --classroom50 autograders/mlp-block --tasks mlp,glu\n"
+        "  python -m instructor --gradescope-bundle platform-check.zip --tasks mlp,glu,cost --platform-check\n"
         "  python -m instructor --stubs\n"
         "exit codes: 0 done, 3 could not (the reason on one line)"))
     what = p.add_mutually_exclusive_group(required=True)
@@ -55,6 +57,11 @@ def build_parser() -> Parser:
     what.add_argument("--stubs", action="store_true",
                       help="write the stubs in exercises/ from the reference's marked regions (solution/hidden/"
                            "reference_*.py): after changing a stub's text or the reference's scaffolding")
+    p.add_argument("--platform-check", action="store_true",
+                   help="with --gradescope-bundle or --classroom50: make the platform check instead of the"
+                        " autograder, to run once on the platform before students submit (a practice assignment):"
+                        " it reads no submission, grades the bundled reference with the platform's limits, says"
+                        " whether the sandbox starts there, and scores 0")
     batch = p.add_argument_group("batch grading")
     batch.add_argument("--csv", type=Path, metavar="FILE", help="with --batch: the grades, one row per submission")
     batch.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1), metavar="N",
@@ -107,6 +114,22 @@ def write_stubs() -> int:
     return EXIT_OK
 
 
+def write_platform_check(path: Path, tasks: list[str] | None, gradescope: bool) -> int:
+    from instructor.exports import make_bundle, make_classroom50
+
+    if gradescope:
+        make_bundle(path, tasks, check=True)
+        where = ("upload it as the autograder of a practice assignment in Gradescope (same base image as the"
+                 " real one), submit any file to it once, and read the result")
+    else:
+        make_classroom50(path, tasks, check=True)
+        where = ("commit it as the autograder folder of a practice assignment in Classroom 50 (same runtime as the"
+                 " real one), submit to it once, and read the job's log or Release")
+    print(f"wrote {path}: a PLATFORM CHECK, not an autograder (it scores 0): {where}. See docs/platforms.md,"
+          " 'Before the first student submits'.")
+    return EXIT_OK
+
+
 def run(args: argparse.Namespace) -> int:
     if args.stubs:
         return write_stubs()
@@ -115,6 +138,10 @@ def run(args: argparse.Namespace) -> int:
     check_requirements()
     if not args.batch and (args.csv or args.resume or args.only or args.feedback or args.canvas_assignment):
         raise GraderFailure("--csv, --resume, --only, --feedback and --canvas-assignment go with --batch DIR")
+    if args.platform_check and not (args.gradescope_bundle or args.classroom50):
+        raise GraderFailure("--platform-check goes with --gradescope-bundle ZIP or --classroom50 DIR")
+    if args.platform_check:
+        return write_platform_check(args.gradescope_bundle or args.classroom50, tasks, bool(args.gradescope_bundle))
     if args.gradescope_bundle:
         from instructor.exports import make_bundle
 

@@ -13,6 +13,10 @@ submission (the student's files are in /autograder/submission; the grade goes to
 ``python -m instructor --classroom50 DIR``: DIR becomes CLASSROOM/autograders/ASSIGNMENT/ in the
 course's classroom50 repository; Classroom 50 runs its ``autograder.py`` for each submission, in the
 student's checkout (``instructor/classroom50.py``).
+
+With ``--platform-check`` either command makes a platform check instead (``instructor/platform_check.py``):
+the same set-up and limits, but its ``run_autograder`` or ``autograder.py`` grades the bundled reference,
+reads nothing of the submission and scores 0. Only these packages hold ``instructor/platform_check.py``.
 """
 
 from __future__ import annotations
@@ -66,7 +70,10 @@ INCLUDE = ["grader/**/*.py", "tests/*.py", f"{REFERENCE.relative_to(REPO).as_pos
            "requirements.txt"]
 # The Classroom 50 folder also runs the platform's side of grading (instructor/classroom50.py).
 CLASSROOM50_INCLUDE = ["instructor/__init__.py", "instructor/classroom50.py", "instructor/exports.py"]
+# A platform check also runs the checks (instructor/platform_check.py): only its packages hold them.
+PLATFORM_CHECK_INCLUDE = [*CLASSROOM50_INCLUDE, "instructor/platform_check.py"]
 CLASSROOM50_MADE_BY = "made by python -m instructor --classroom50"
+PLATFORM_CHECK_MADE_BY = f"{CLASSROOM50_MADE_BY} --platform-check"
 PLACEHOLDER = re.compile(r"__[A-Z][A-Z_]*__")
 
 
@@ -103,20 +110,25 @@ def grading_files(extra: list[str] = ()) -> list[tuple[Path, str]]:
             for pattern in [*INCLUDE, *extra] for file in sorted(REPO.glob(pattern))]
 
 
-def gradescope_scripts(tasks: list[str] | None, bonus: BonusRule | None = None) -> dict[str, str]:
-    """setup.sh and run_autograder, filled in."""
+def gradescope_scripts(tasks: list[str] | None, bonus: BonusRule | None = None,
+                       check: bool = False) -> dict[str, str]:
+    """setup.sh and run_autograder (with ``check``: the platform check's), filled in."""
     bonus_tasks, bonus_cap = bonus_option(bonus)
-    return {"setup.sh": fill("setup.sh", cpu_wheels=CPU_WHEELS,
-                             requirements=" ".join(map(shlex.quote, grading_requirements()))),
+    setup = fill("setup.sh", cpu_wheels=CPU_WHEELS, requirements=" ".join(map(shlex.quote, grading_requirements())))
+    if check:
+        return {"setup.sh": setup, "run_autograder": fill("run_platform_check", tasks=",".join(tasks or TASK_NAMES))}
+    return {"setup.sh": setup,
             "run_autograder": fill("run_autograder", tasks=",".join(tasks or TASK_NAMES), bonus=bonus_tasks,
                                    bonus_cap=bonus_cap, limits=limit_options(PLATFORMS["gradescope"].limits))}
 
 
-def make_bundle(path: Path, tasks: list[str] | None = None, bonus: BonusRule | None = None) -> None:
+def make_bundle(path: Path, tasks: list[str] | None = None, bonus: BonusRule | None = None,
+                check: bool = False) -> None:
     """Write the Gradescope autograder zip grading ``tasks`` (None: all), ``bonus`` among them counting
-    as bonus points. Nothing is left at ``path`` if it cannot be made."""
-    scripts = gradescope_scripts(tasks, bonus)
-    files = grading_files()
+    as bonus points; with ``check``, the platform check of those tasks instead. Nothing is left at
+    ``path`` if it cannot be made."""
+    scripts = gradescope_scripts(tasks, bonus, check)
+    files = grading_files(PLATFORM_CHECK_INCLUDE if check else [])
     path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as bundle:
         for file, name in files:
@@ -128,16 +140,20 @@ def make_bundle(path: Path, tasks: list[str] | None = None, bonus: BonusRule | N
             bundle.writestr(info, text)
 
 
-def classroom50_script(tasks: list[str] | None, bonus: BonusRule | None = None) -> str:
-    """autograder.py, filled in."""
+def classroom50_script(tasks: list[str] | None, bonus: BonusRule | None = None, check: bool = False) -> str:
+    """autograder.py (with ``check``: the platform check's), filled in."""
+    if check:
+        return fill("platform_check.py", made_by=PLATFORM_CHECK_MADE_BY, tasks=list(tasks or TASK_NAMES),
+                    requirements=grading_requirements())
     return fill("autograder.py", made_by=CLASSROOM50_MADE_BY, all_tasks=", ".join(TASK_NAMES),
                 tasks=list(tasks or TASK_NAMES), requirements=grading_requirements(),
                 bonus=dict(bonus.weights) if bonus else {}, bonus_cap=bonus.cap if bonus else None)
 
 
-def make_classroom50(folder: Path, tasks: list[str] | None, bonus: BonusRule | None = None) -> None:
+def make_classroom50(folder: Path, tasks: list[str] | None, bonus: BonusRule | None = None,
+                     check: bool = False) -> None:
     """Write (or bring up to date) a Classroom 50 autograder folder grading ``tasks`` (None: all),
-    ``bonus`` among them counting as bonus points."""
+    ``bonus`` among them counting as bonus points; with ``check``, the platform check of those tasks."""
     script = folder / "autograder.py"
     made_by = re.compile(r"made by python -m (grader|instructor) --classroom50")  # this version or the one before
     ours = script.is_file() and made_by.search(script.read_text(errors="replace"))
@@ -146,7 +162,8 @@ def make_classroom50(folder: Path, tasks: list[str] | None, bonus: BonusRule | N
                             " give a new or empty folder")
     if folder.exists() and not folder.is_dir():
         raise GraderFailure(f"{folder} is a file; give a folder")
-    files, text = grading_files(CLASSROOM50_INCLUDE), classroom50_script(tasks, bonus)
+    files = grading_files(PLATFORM_CHECK_INCLUDE if check else CLASSROOM50_INCLUDE)
+    text = classroom50_script(tasks, bonus, check)
     for made in ("grader", "instructor", "tests", "solution"):  # what an earlier run wrote: nothing stale stays
         shutil.rmtree(folder / made, ignore_errors=True)
     for file, name in files:

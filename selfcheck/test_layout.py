@@ -137,6 +137,7 @@ def test_the_release_imports_only_what_it_ships():
 def test_the_autograders_import_only_what_they_hold():
     assert not unshipped_imports(shipped(exports.INCLUDE))
     assert not unshipped_imports(shipped(exports.INCLUDE + exports.CLASSROOM50_INCLUDE))
+    assert not unshipped_imports(shipped(exports.INCLUDE + exports.PLATFORM_CHECK_INCLUDE))
 
 
 def test_no_module_over_400_lines_without_a_reason():
@@ -171,10 +172,14 @@ def filled_scripts() -> dict[str, str]:
         for name, text in exports.gradescope_scripts(tasks, bonus).items():
             scripts[f"{name} ({label})"] = text
         scripts[f"autograder.py ({label})"] = exports.classroom50_script(tasks, bonus)
+        # The platform checks: the same set-up, their own entry points (instructor/platform_check.py).
+        scripts[f"run_platform_check ({label})"] = exports.gradescope_scripts(tasks, check=True)["run_autograder"]
+        scripts[f"platform_check.py ({label})"] = exports.classroom50_script(tasks, check=True)
     return scripts
 
 
-@pytest.mark.parametrize("name", ["setup.sh (all)", "run_autograder (all)", "run_autograder (mlp,cost)"])
+@pytest.mark.parametrize("name", ["setup.sh (all)", "run_autograder (all)", "run_autograder (mlp,cost)",
+                                  "run_platform_check (mlp,cost)"])
 def test_shell_scripts_pass_bash_n_and_shellcheck(name, tmp_path):
     script = tmp_path / "script.sh"
     script.write_text(filled_scripts()[name])
@@ -191,6 +196,7 @@ def test_the_run_autograder_grades_the_tasks_it_was_made_for():
     assert 'TASKS="mlp,glu,swiglu,cost,gated"' in filled_scripts()["run_autograder (all)"]
     assert 'BONUS="cost=5"' in filled_scripts()["run_autograder (mlp,cost)"]
     assert 'BONUS_CAP="4"' in filled_scripts()["run_autograder (mlp,cost)"]
+    assert 'TASKS="mlp,cost"' in filled_scripts()["run_platform_check (mlp,cost)"]
 
 
 @pytest.mark.parametrize("label", ["all", "mlp,cost"])
@@ -203,6 +209,10 @@ def test_the_classroom50_autograder_parses_and_names_its_tasks(label):
     assert values["TASKS"] == (["mlp", "glu", "swiglu", "cost", "gated"] if label == "all" else ["mlp", "cost"])
     assert (values["BONUS"], values["BONUS_CAP"]) == (({}, None) if label == "all" else ({"cost": 5.0}, 4.0))
     assert all(isinstance(r, str) for r in values["REQUIREMENTS"]) and values["REQUIREMENTS"]
+    check = filled_scripts()[f"platform_check.py ({label})"]
+    assert exports.PLATFORM_CHECK_MADE_BY in ast.get_docstring(ast.parse(check))
+    assert ast.literal_eval(next(node.value for node in ast.parse(check).body if isinstance(node, ast.Assign)
+                                 and node.targets[0].id == "TASKS")) == values["TASKS"]
 
 
 @pytest.mark.parametrize("platform", sorted(exports.PLATFORMS))
