@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import statistics
 import sys
 from collections import Counter
@@ -136,6 +137,13 @@ def write_csv(path: Path, header: list[str], rows: list[dict] | list[list]) -> N
     report.write_text(path, text.getvalue())
 
 
+def histogram_range(scores: list[float], max_score: int) -> tuple[float, int]:
+    """The histogram's upper end and its number of bins: up to the highest score, since bonus points go
+    past the maximum and a score outside the range would not be drawn at all."""
+    top = max([max_score, *scores, 1])
+    return top, min(math.ceil(top), 25)
+
+
 def histogram(scores: list[int], max_score: int) -> bytes:
     """The scores as a PNG."""
     import matplotlib
@@ -144,8 +152,8 @@ def histogram(scores: list[int], max_score: int) -> bytes:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    top = max(max_score, 1)
-    ax.hist(scores, bins=min(top, 25), range=(0, top), color="#4477aa", edgecolor="white")
+    top, bins = histogram_range(scores, max_score)
+    ax.hist(scores, bins=bins, range=(0, top), color="#4477aa", edgecolor="white")
     if scores:
         ax.axvline(statistics.median(scores), color="#cc3311", linestyle="--", label="median")
         ax.legend()
