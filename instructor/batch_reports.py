@@ -36,7 +36,9 @@ LMS_FILES = {"canvas": "_canvas.csv", "moodle": "_moodle.csv"}  # the gradebook 
 
 
 def columns() -> list[str]:
-    cols = ["submission", "score", "max_score"]
+    # score = core_score + bonus_score: with bonus tasks a score may pass max_score, and "63" of 63 may be
+    # 53 core points and 10 bonus points, which only these columns tell apart.
+    cols = ["submission", "score", "max_score", "core_score", "bonus_score", "bonus_max"]
     for task in TASK_TITLES:
         cols += [task, f"{task}_max"]
     return cols + ["status", "first_failure", "sandboxed", "isolation", "seed", "seconds", "grader_peak_mb",
@@ -94,7 +96,8 @@ def row_for(record: Record) -> dict:
     if result is None:
         row.update(status="error", first_failure=record.error, seconds=f"{record.seconds:.1f}")
         return row
-    row.update(score=result.score, max_score=result.max_score, isolation=result.isolation,
+    row.update(score=result.score, max_score=result.max_score, core_score=result.core_score,
+               bonus_score=result.bonus_score, bonus_max=result.bonus_max, isolation=result.isolation,
                sandboxed="true" if result.sandboxed else "false",  # as in the JSON report
                seed=result.seed, seconds=f"{result.seconds:.1f}", status="graded",
                grader_peak_mb=result.grader_peak_mb)

@@ -127,6 +127,7 @@ def test_each_record_and_each_file_is_written_once(lms_batch):
     assert list(rows) == sorted(POINTS, key=str.casefold)
     assert rows["joneseve"]["status"] == "error" and "wrote no results" in rows["joneseve"]["first_failure"]
     assert (rows["smithbob"]["score"], rows["smithbob"]["max_score"]) == ("13", "10")  # the bonus counts in the score
+    assert [rows["smithbob"][c] for c in ("core_score", "bonus_score", "bonus_max")] == ["10", "3", "3"], rows
     for student, lms_id in HAND_INS.values():
         assert rows[student]["lms_id"] == lms_id, rows[student]
     assert rows["smithbob"]["lms"] == "canvas" and rows["Alice Smith"]["lms"] == "moodle" and rows["carol"]["lms"] == ""
