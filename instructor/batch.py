@@ -30,6 +30,7 @@ from pathlib import Path
 from instructor import batch_reports, gradebooks, intake
 from instructor.batch_reports import Outputs
 from instructor.batch_store import Record
+from instructor.feedback import score_text
 from grader.grading import GraderFailure, SandboxUnavailable, check_child_can_start, grade
 from grader.results import BonusRule
 from instructor.intake import Intake, Submission
@@ -55,14 +56,15 @@ class Progress:
             elapsed = time.monotonic() - self.started
             eta = elapsed / self.done * (self.total - self.done)
             name = printable(record.name)
-            outcome = (f"{row['score']}/{row['max_score']}" if record.grade is not None
+            # With bonus tasks the core points and the bonus apart: "63/63" read as full marks for 53 + 10.
+            outcome = (score_text(record.grade) if record.grade is not None
                        else f"error: {printable(record.error)[:80]}")
             if self.tty:
                 width = 30
                 filled = int(width * self.done / max(self.total, 1))
                 sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}"
                                  f"  {running} running  {_clock(elapsed)} elapsed, ~{_clock(eta)} left"
-                                 f"  last: {name[:20]} {outcome[:20]}\033[K")
+                                 f"  last: {name[:20]} {outcome[:30]}\033[K")
                 if self.done == self.total:
                     sys.stderr.write("\n")
             else:

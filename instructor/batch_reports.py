@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import statistics
 import sys
 from collections import Counter
@@ -35,7 +36,9 @@ LMS_FILES = {"canvas": "_canvas.csv", "moodle": "_moodle.csv"}  # the gradebook 
 
 
 def columns() -> list[str]:
-    cols = ["submission", "score", "max_score"]
+    # score = core_score + bonus_score: with bonus tasks a score may pass max_score, and "63" of 63 may be
+    # 53 core points and 10 bonus points, which only these columns tell apart.
+    cols = ["submission", "score", "max_score", "core_score", "bonus_score", "bonus_max"]
     for task in TASK_TITLES:
         cols += [task, f"{task}_max"]
     return cols + ["status", "first_failure", "sandboxed", "isolation", "seed", "seconds", "grader_peak_mb",
@@ -93,7 +96,8 @@ def row_for(record: Record) -> dict:
     if result is None:
         row.update(status="error", first_failure=record.error, seconds=f"{record.seconds:.1f}")
         return row
-    row.update(score=result.score, max_score=result.max_score, isolation=result.isolation,
+    row.update(score=result.score, max_score=result.max_score, core_score=result.core_score,
+               bonus_score=result.bonus_score, bonus_max=result.bonus_max, isolation=result.isolation,
                sandboxed="true" if result.sandboxed else "false",  # as in the JSON report
                seed=result.seed, seconds=f"{result.seconds:.1f}", status="graded",
                grader_peak_mb=result.grader_peak_mb)
@@ -136,6 +140,13 @@ def write_csv(path: Path, header: list[str], rows: list[dict] | list[list]) -> N
     report.write_text(path, text.getvalue())
 
 
+def histogram_range(scores: list[float], max_score: int) -> tuple[float, int]:
+    """The histogram's upper end and its number of bins: up to the highest score, since bonus points go
+    past the maximum and a score outside the range would not be drawn at all."""
+    top = max([max_score, *scores, 1])
+    return top, min(math.ceil(top), 25)
+
+
 def histogram(scores: list[int], max_score: int) -> bytes:
     """The scores as a PNG."""
     import matplotlib
@@ -144,8 +155,8 @@ def histogram(scores: list[int], max_score: int) -> bytes:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    top = max(max_score, 1)
-    ax.hist(scores, bins=min(top, 25), range=(0, top), color="#4477aa", edgecolor="white")
+    top, bins = histogram_range(scores, max_score)
+    ax.hist(scores, bins=bins, range=(0, top), color="#4477aa", edgecolor="white")
     if scores:
         ax.axvline(statistics.median(scores), color="#cc3311", linestyle="--", label="median")
         ax.legend()

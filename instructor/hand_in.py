@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 from instructor.unzip import Unpacker
 
 MAX_DEPTH = 8  # how deep in a student's folders and zips exercise files are looked for
+NAMED = 3  # files not graded that a note names (a whole repository holds dozens)
 REDOWNLOAD = re.compile(r"\s*\(\d+\)$")  # "mlp_block (1)": a browser's second download of mlp_block.py
 UPLOAD = re.compile(r"-(\d+)$")  # "mlp_block-2": Canvas' later upload of a name already handed in
 
@@ -115,6 +116,8 @@ class HandIn:
                         self.add_zip(child, shown + child.name, at + 1, inside_zip)
                     elif child.suffix.lower() == ".py":
                         self.add_file(child, shown + child.name, at)
+                    else:  # a PDF, a notebook, an online text: named in the note, never dropped unsaid
+                        self.other.append(shown + child.name)
             level = deeper
 
     def settle(self, target: Path) -> tuple[str, str]:
@@ -150,7 +153,8 @@ class HandIn:
         if helpers:
             notes.append(f"copied beside them: {', '.join(sorted(helpers))} (not an exercise's name)")
         if self.other:
-            notes.append(f"not graded: {', '.join(self.other)} (only .py files are)")
+            more = f" and {len(self.other) - NAMED} more" if len(self.other) > NAMED else ""
+            notes.append(f"not graded: {', '.join(self.other[:NAMED])}{more} (only .py files are)")
         if self.unopened:
             notes.append(f"not extracted: {', '.join(self.unopened)} (a zip inside a zip)")
         target.mkdir(parents=True)

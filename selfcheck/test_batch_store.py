@@ -127,6 +127,7 @@ def test_each_record_and_each_file_is_written_once(lms_batch):
     assert list(rows) == sorted(POINTS, key=str.casefold)
     assert rows["joneseve"]["status"] == "error" and "wrote no results" in rows["joneseve"]["first_failure"]
     assert (rows["smithbob"]["score"], rows["smithbob"]["max_score"]) == ("13", "10")  # the bonus counts in the score
+    assert [rows["smithbob"][c] for c in ("core_score", "bonus_score", "bonus_max")] == ["10", "3", "3"], rows
     for student, lms_id in HAND_INS.values():
         assert rows[student]["lms_id"] == lms_id, rows[student]
     assert rows["smithbob"]["lms"] == "canvas" and rows["Alice Smith"]["lms"] == "moodle" and rows["carol"]["lms"] == ""
@@ -203,6 +204,7 @@ def test_moodle_file_has_the_columns_its_grading_worksheet_reads(lms_batch, caps
     # The worksheet skips a grade above the assignment's maximum: said, with the maximum it needs.
     err = capsys.readouterr().err
     assert "grades_moodle.csv: 1 grade(s) above the maximum" in err and "maximum grade is at least 13" in err, err
+    assert "Alice Smith: 10 of 10, bonus 3 of 3 (" in err, err  # the progress line: never "13/10"
 
 
 def test_a_student_twice_is_left_out_of_the_gradebook(lms_batch, capsys, monkeypatch):
@@ -228,3 +230,13 @@ def test_an_unreadable_record_is_an_error_row_and_is_graded_again(lms_batch):
     carol = next(r for r in outputs.store.records() if r.name == "carol")
     assert carol.grade is None and "cannot be read" in carol.error and "--only carol" in carol.error
     assert lms_batch.run(resume=True) == 0 and lms_batch.graded == ["carol"]
+
+
+def test_the_histogram_draws_scores_above_the_maximum():
+    """Bonus points take a score past the maximum; numpy's histogram leaves out what lies past its range."""
+    from instructor.batch_reports import histogram_range
+
+    scores = [7, 10, 13.5, 12.25]
+    top, bins = histogram_range(scores, 10)
+    assert all(0 <= s <= top for s in scores) and isinstance(bins, int) and 1 <= bins <= 25, (top, bins)
+    assert histogram_range([], 63) == (63, 25) and histogram_range([0.5], 0) == (1, 1)

@@ -185,3 +185,18 @@ def test_a_bonus_task_not_handed_in_is_no_failure_to_fix():
     shown = report.text(grade)
     assert grade.first_failure() is None and "First failure" not in shown, shown
     assert "Not handed in (optional, bonus): SwiGLU" in shown, shown
+
+
+def test_bonus_files_not_handed_in_are_one_line_in_a_real_run(tmp_path):
+    """Graded by the suites themselves: the kernel tests read the file apart from the import, and others
+    wait on them; every test of a task whose file is missing still says "not handed in"."""
+    (tmp_path / "mlp_block.py").write_text(reference_file("mlp_block").read_text())
+    proc = grader(str(tmp_path), "--tasks", "mlp,swiglu,gated", "--bonus", "swiglu=5,gated=5", "--json",
+                  str(tmp_path / "g.json"))
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads((tmp_path / "g.json").read_text())
+    kinds = {(t["task"], t["kind"], t["cause"]) for t in data["tests"] if t["task"] != "mlp"}
+    assert kinds == {("swiglu", "not_handed_in", "not handed in: triton_swiglu.py"),
+                     ("gated", "not_handed_in", "not handed in: triton_gated_mlp.py")}, kinds
+    assert "Not handed in (optional, bonus): SwiGLU, Fused gated MLP" in proc.stdout, proc.stdout
+    assert "First failure" not in proc.stdout, proc.stdout

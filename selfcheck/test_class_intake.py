@@ -76,6 +76,8 @@ CLASS = {
     f"Abe Cole_2004{MOODLE_FILES}/mlp_block.py": REFERENCE,
     f"Abe Cole_2004{MOODLE_FILES}/old/mlp_block.py": STUBS,
     f"Bea Dunn_2005{MOODLE_FILES}mlp_block.py": REFERENCE,
+    f"Cy Dee_2006{MOODLE_FILES}/mlp_block.py": REFERENCE,  # and a whole notebook's worth of other files
+    **{f"Cy Dee_2006{MOODLE_FILES}/plots/{n}.png": b"" for n in range(5)},
     # Neither: a student's own zip, a stray file, macOS' metadata.
     "carol.zip": zipped({"mlp-block-main/exercises/mlp_block.py": STUBS, "mlp-block-main/README.md": b"#\n"}),
     "report.pdf": b"%PDF-1.4\n",
@@ -91,7 +93,8 @@ GRADED = {
     "kimdan_1004_5004_hw3.zip": (
         "kimdan", "1004", "canvas", {"mlp_block.py": "reference", "mlp_cost.py": "cost stubs", "utils.py": "helper"},
         "mlp_block.py found as hw3.zip/Homework3/src/MLP_block.py; mlp_cost.py found as hw3.zip/Homework3/src/mlp_cost.py;"
-        " copied beside them: utils.py (not an exercise's name)"),
+        " copied beside them: utils.py (not an exercise's name); not graded: hw3.zip/Homework3/README.md (only .py"
+        " files are)"),
     "parkeve_1005_5005_mlp_block (1).py, parkeve_1005_5006_mlp_cost.py": (
         "parkeve", "1005", "canvas", {"mlp_block.py": "reference", "mlp_cost.py": "cost stubs"},
         "mlp_block.py found as mlp_block (1).py"),
@@ -104,13 +107,16 @@ GRADED = {
     "eli_1013_5019_hw.zip": ("eli", "1013", "canvas", {"mlp_block.py": "reference"},
                              "not extracted: hw.zip/inner.zip (a zip inside a zip)"),
     f"Uma Vance_2001{MOODLE_FILES}/, Uma Vance_2001{MOODLE_TEXT}/": (
-        "Uma Vance", "2001", "moodle", {"mlp_block.py": "reference", "mlp_cost.py": "cost stubs"}, ""),
+        "Uma Vance", "2001", "moodle", {"mlp_block.py": "reference", "mlp_cost.py": "cost stubs"},
+        f"not graded: Uma Vance_2001{MOODLE_TEXT}/onlinetext.html (only .py files are)"),
     f"Wen Xu_2002{MOODLE_FILES}/": ("Wen Xu", "2002", "moodle", {"mlp_block.py": "mistake"},
                                     "mlp_block.py found as hw3.zip/hw3/Mlp-Block.py"),
     f"Abe Cole_2004{MOODLE_FILES}/": ("Abe Cole", "2004", "moodle", {"mlp_block.py": "reference"},
                                       "not graded: old/mlp_block.py (deeper than mlp_block.py)"),
     f"Bea Dunn_2005{MOODLE_FILES}mlp_block.py": ("Bea Dunn", "2005", "moodle", {"mlp_block.py": "reference"}, ""),
-    "carol.zip": ("carol", "", "", {"mlp_block.py": "stubs"}, ""),
+    f"Cy Dee_2006{MOODLE_FILES}/": ("Cy Dee", "2006", "moodle", {"mlp_block.py": "reference"},
+                                    "not graded: plots/0.png, plots/1.png, plots/2.png and 2 more (only .py files are)"),
+    "carol.zip": ("carol", "", "", {"mlp_block.py": "stubs"}, "not graded: mlp-block-main/README.md (only .py files are)"),
 }
 EXERCISE_FILES = "mlp_block.py, mlp_cost.py, triton_gated_mlp.py, triton_swiglu.py"
 SKIPPED = {

@@ -20,9 +20,12 @@ from grader.plugin import STARTED_CHILDREN
 from grader.probes.safe_text import shorten
 from tests.checks import verdict_fields
 from grader.tasks import TASK_NAMES as TASKS
+from grader.tasks import TASKS as TASK_LIST
 from grader.tasks import register_markers
-from tests.seam import (RECORD_PREFIX, REFERENCE_MODES, Reference, Target, check_reference_available, make_backend,
-                        make_reference, target_name)
+from tests.seam import (RECORD_PREFIX, REFERENCE_MODES, Reference, Target, check_reference_available, handed_in,
+                        make_backend, make_reference, not_handed_in, target_name)
+
+EXERCISE_OF = {task.name: task.exercise for task in TASK_LIST}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -72,6 +75,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = outcome.get_result()
     if report.when == "call" or report.failed or report.skipped:
         fields = verdict_fields(call.excinfo, report.passed, report.skipped)
+        exercise = next((EXERCISE_OF[m.name] for m in item.iter_markers() if m.name in EXERCISE_OF), "")
+        if report.failed and exercise and not handed_in(target_name(item.config), exercise):
+            # Whichever way a test met the missing file (an import, the kernels read from the file, a
+            # premise that waits on them), a task not handed in is that one cause: a bonus task, optional.
+            fields = not_handed_in(f"{exercise}.py")
         report.user_properties = [*report.user_properties, *fields.items()]  # a list of its own: not the item's
 
 

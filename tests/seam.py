@@ -173,8 +173,18 @@ def error_fields(error: dict) -> dict[str, str]:
     if error.get("out_of_time"):
         return {"kind": "out_of_time", "cause": "out of time"}
     if error.get("type") == "FileNotFoundError" and stage.startswith("import "):
-        return {"kind": "not_handed_in", "cause": f"not handed in: {stage.removeprefix('import ')}"}
+        return not_handed_in(stage.removeprefix("import "))
     return {"kind": "failed", "cause": f"{error.get('type', 'error')} in {stage}"}
+
+
+def not_handed_in(file: str) -> dict[str, str]:
+    """The fields of every failure of a task whose exercise file is not there: one cause, nothing waits."""
+    return {"kind": "not_handed_in", "cause": f"not handed in: {file}", "todo": "", "waits_on": ""}
+
+
+def handed_in(target: str, exercise: str) -> bool:
+    """Whether the target holds ``exercise``'s file (a sandboxed target's folder is read from here)."""
+    return exercise_file(target.removeprefix(SANDBOX_PREFIX), exercise).is_file()
 
 
 class Target:
