@@ -135,6 +135,15 @@ def forward(target, block: Block, layout: Layout, weights: dict, x: torch.Tensor
                            state_dict=layout.own_weights(weights), x=x.clone(), strict=not layout.extra)
 
 
+def probe(target, block: Block, probe_name: str, **kwargs) -> dict:
+    """Target.probe, with a hint added when the code under test raises a known kind of error."""
+    evidence = target.evidence(block.exercise, probe_name, cls_name=block.name, **kwargs)
+    if "error" in evidence:
+        hint = explain_error(block, evidence["error"])
+        fail(format_error(evidence["error"]) + (f"; {hint}" if hint else ""), **error_fields(evidence["error"]))
+    return evidence
+
+
 def run(target, block: Block, gen, shape=(2, 3, HIDDEN), activation=None, dropout=None, train=False,
         dtype=torch.float64, backward=False, device="cpu", weights=None, x=None, grad_out=None, **extra):
     """Run ``block`` with test-picked weights and input; returns (evidence, weights, x, ctor). The

@@ -15,23 +15,13 @@ import pytest
 import torch
 
 from tests.block_evidence import extra_cause, output_explained, parity_diagnosis, structure_fault
-from tests.block_runs import CTOR, DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, layout_of, run
-from tests.checks import (BLOCKS, Block, expect_close, expect_shape, explain_error, fail, float32_close,
+from tests.block_runs import CTOR, DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, layout_of, probe, run
+from tests.checks import (BLOCKS, Block, expect_close, expect_shape, fail, float32_close,
                           float32_hint, is_close)
-from tests.seam import error_fields, format_error
 
 BLOCK_PARAMS = [pytest.param(BLOCKS["MLP"], marks=pytest.mark.mlp, id="MLP"),
                 pytest.param(BLOCKS["GLU"], marks=pytest.mark.glu, id="GLU")]
 pytestmark = pytest.mark.parametrize("block", BLOCK_PARAMS)
-
-
-def probe(target, block: Block, probe_name: str, **kwargs) -> dict:
-    """Target.probe, with a hint added when the code under test raises a known kind of error."""
-    evidence = target.evidence(block.exercise, probe_name, cls_name=block.name, **kwargs)
-    if "error" in evidence:
-        hint = explain_error(block, evidence["error"])
-        fail(format_error(evidence["error"]) + (f"; {hint}" if hint else ""), **error_fields(evidence["error"]))
-    return evidence
 
 
 def expect_block_output(target, reference, block: Block, weights: dict, x: torch.Tensor, what: str,
@@ -251,17 +241,22 @@ def test_gradients(target, reference, block, gen, device):
     cut = [name for name in want["grads"] if got["grads"][name] is None]
     if cut:
         fail(f"{forward_where(target, block)}: " + detached.format(name=", ".join(cut)))
+    fw, cause = forward_where(target, block), "unexplained"
     if is_close(got["out"], want["out"], 1e-9, 1e-10):
         hint = "the forward output matches, so look for an op that is not differentiable as written"
     elif float32_close(got["out"], want["out"]) and got["out"].dtype == want["out"].dtype:
-        hint = float32_hint(f"{block.name}.forward")
+        hint, cause = float32_hint(f"{block.name}.forward"), f"{block.name}: computes in float32"
     else:
-        hint = ("the forward output already differs from the reference (test_parity_with_reference and"
-                " test_dtype_kept say how); fix that first")
-    fw = forward_where(target, block)
-    expect_close(got["grad_x"], want["grad_x"], f"{fw}: gradient with respect to the input x", hint)
+        wrong = [name for name, grad in [("x", want["grad_x"]), *want["grads"].items()]
+                 if not is_close(got["grad_x"] if name == "x" else got["grads"][name], grad, 1e-9, 1e-10)]
+        if wrong:  # one cause, told by the parity test: this one waits on it instead of guessing a second
+            fail(f"{fw}: the gradients of {', '.join(wrong)} differ, and the forward output already differs: this counts"
+                 f" once test_parity_with_reference[default-{block.name}] passes (it says how)",
+                 waits_on=f"test_parity_with_reference[default-{block.name}]")
+        hint = ""
+    expect_close(got["grad_x"], want["grad_x"], f"{fw}: gradient with respect to the input x", hint, cause=cause)
     for name, grad in want["grads"].items():
-        expect_close(got["grads"][name], grad, f"{fw}: gradient of {name}", hint)
+        expect_close(got["grads"][name], grad, f"{fw}: gradient of {name}", hint, cause=cause)
 
 
 # ---------------------------------------------------------------------------------- dropout
