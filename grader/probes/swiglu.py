@@ -206,8 +206,9 @@ def swiglu_kernels(
         "inputs_changed": [k for k, t in inputs.items() if not torch.equal(t, before[k])],
         "guards_touched": [label for label, buffer, views in buffers if _guard_touched(buffer, views)],
         "interpreted": triton_interpreting(),
-        # What the kernel loaded and stored, element by element, per pointer argument (grader/kernels/maps.py).
-        "maps": watch.memory.evidence(f"_swiglu_{op}_kernel"),
+        # What the kernel loaded and stored, element by element, per pointer argument (grader/kernels/maps.py),
+        # in the shapes of the inputs and results.
+        "maps": watch.memory.evidence(f"_swiglu_{op}_kernel", [*inputs.values(), *outputs.values()]),
     }
 
 
