@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from grader.kernels import maps as kernel_map
-from grader.paths import REPO
+from grader.paths import KERNEL_MAPS_ENV, REPO
 from selfcheck.harness import VARIANTS, materialize, run_variant
 from selfcheck.variant_checks import FAST
 
@@ -149,10 +149,11 @@ def test_a_gradient_stored_into_an_input_shows_the_input_written():
     assert "the kernel stored into gate_ptr, an input, at 4773 of 4773 elements" in detail
 
 
-def test_a_backward_handed_its_inputs_as_outputs_shows_the_inputs_written(tmp_path):
+def test_a_backward_handed_its_inputs_as_outputs_shows_the_inputs_written(tmp_path, monkeypatch):
     """The launch code of backward_in_place allocates grad_gate as gate itself: what the probe records
     says so, for a test that fails because the inputs changed (``inputs_stored``)."""
     pytest.importorskip("triton", reason="Triton is not installed (Linux only)")
+    monkeypatch.setenv(KERNEL_MAPS_ENV, "0")  # drawn here, in this process: no picture
     from tests.seam import make_backend
 
     (tmp_path / "triton_swiglu.py").write_text(materialize(VARIANTS / "triton_swiglu" / "backward_in_place.py",

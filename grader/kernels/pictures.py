@@ -27,7 +27,7 @@ def pictures_on() -> bool:
 
 
 def picture_path(nodeid: str) -> Path:
-    """Where the picture of the test ``nodeid`` (``tests/test_x.py::test_y[z]``) goes."""
+    """Where the picture of the test ``nodeid`` (``SUITE::TEST[PARAMETERS]``) goes."""
     suite, _, test = nodeid.partition("::")
     name = f"{Path(suite).stem}.{test}" if test else Path(suite).name
     return KERNEL_MAPS / (re.sub(r"[^\w.-]+", "_", name)[:120] + ".png")
