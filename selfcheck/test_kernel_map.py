@@ -108,6 +108,30 @@ def test_elements_stored_by_another_program_than_loaded_them_are_shown_side_by_s
     assert kernel_map.unwritten(maps, "out_ptr") == "" and kernel_map.unread(maps, ["gate_ptr"]) == ""
 
 
+def test_a_tiled_kernel_is_charged_only_for_rows_read_by_programs_that_stored_none_of_them():
+    """out (4 x 4) in tiles of 2 x 2, program pid_m + 2 * pid_n; x (4 x 3) and a weight (4 x 3) whose rows
+    are out's rows and columns. M == N, so the weight's rows could be either: charged only if neither fits."""
+    def record(programs, access="load"):
+        programs = torch.tensor(programs)
+        counts = (programs >= 0).int()
+        other = "store" if access == "load" else "load"
+        return {"contiguous": True, f"{access}s": counts, f"{access}_programs": programs,
+                f"{other}s": torch.zeros_like(counts)}
+
+    out = record([[0, 0, 2, 2], [0, 0, 2, 2], [1, 1, 3, 3], [1, 1, 3, 3]], "store")
+    x = record([[2] * 3] * 2 + [[3] * 3] * 2)  # rows 0-1 last loaded by program 2 (tile 0, 1), 2-3 by 3
+    weight = record([[1] * 3] * 2 + [[3] * 3] * 2)  # rows 0-1 (out's columns 0-1) by program 1 (tile 1, 0)
+    maps = kernel_map.accept({"out_ptr": out, "x_ptr": x, "gate_weight_ptr": weight})
+    assert kernel_map.misread(maps, "out_ptr", ["x_ptr", "gate_weight_ptr"]) == ""
+    # Rows 0 and 3 last read by programs of no tile of theirs, as rows or as columns (rows fit best).
+    reversed_rows = kernel_map.accept({"out_ptr": out, "x_ptr": record([[3] * 3, [2] * 3, [1] * 3, [0] * 3])})
+    drawn = kernel_map.misread(reversed_rows, "out_ptr", ["x_ptr"])
+    assert drawn.startswith("; 6 of 12 elements of x_ptr were last loaded by a program that stored nothing in their"
+                            " row of out_ptr"), drawn
+    assert drawn.splitlines()[-5:] == [f"{left:<18}    {right}" for left, right in (
+        ("out_ptr: stored by", "x_ptr: loaded by"), ("0022", "333"), ("0022", "222"), ("1133", "111"), ("1133", "000"))]
+
+
 def test_an_output_the_kernel_never_touched_is_sent_and_drawn_as_never_written():
     """An output nobody stored into is the mistake to see (a kernel that stores nothing, or stores its
     result through another pointer): its map is sent like any other, and drawn all '.'."""

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from grader.kernels import maps as kernel_map
-from grader.paths import KERNEL_MAPS_ENV, REPO
+from grader.paths import KERNEL_MAPS_ENV, REPO, reference_file
 from selfcheck.harness import VARIANTS, materialize, run_variant
 from selfcheck.variant_checks import FAST
 
@@ -171,3 +171,49 @@ def test_a_backward_handed_its_inputs_as_outputs_shows_the_inputs_written(tmp_pa
     assert drawn.startswith("; the kernel stored into gate_ptr at 1080 of 1080 elements (grad_gate_ptr is the"
                             " memory of gate_ptr: the output was allocated as the input itself):"), drawn
     assert drawn_map(drawn, "gate_ptr: what the kernel wrote, 24 rows x 45 columns") == ["#" * 45] * 24, drawn
+
+
+def projection_maps(tmp_path, variant: str, layout: str) -> dict:
+    """The record of the gated projection kernel of ``variant`` (or the reference) on a 37 x 45 x in
+    ``layout``, run by the probe in a child process, as the suites run it."""
+    pytest.importorskip("triton", reason="Triton is not installed (Linux only)")
+    from tests.seam import make_backend
+
+    folder = tmp_path / f"{variant}-{layout}"
+    folder.mkdir()
+    (folder / "triton_gated_mlp.py").write_text(
+        reference_file("triton_gated_mlp").read_text() if variant == "reference"
+        else materialize(VARIANTS / "triton_gated_mlp" / f"{variant}.py", "triton_gated_mlp"))
+    backend = make_backend(str(folder))
+    data = torch.Generator().manual_seed(0)
+    case = {"x": torch.randn(37, 45, generator=data), "gate_weight": torch.randn(29, 45, generator=data),
+            "value_weight": torch.randn(29, 45, generator=data)}
+    try:
+        evidence = backend.call("triton_gated_mlp", "gated_projection_run", **case, layout=layout)
+    finally:
+        backend.backend_for("triton_gated_mlp").close()
+    assert {"x_ptr", "out_ptr"} <= set(evidence.get("maps", {})), evidence.get("error")
+    return evidence["maps"]
+
+
+def test_a_tiled_kernel_reading_x_with_the_wrong_strides_shows_which_programs_read_it(tmp_path, monkeypatch):
+    """x transposed, read as if contiguous: every element is read (a permutation), every output written
+    once, but the rows of x are read by the programs of other rows' tiles: both program maps."""
+    monkeypatch.setenv(KERNEL_MAPS_ENV, "0")
+    inputs = ["x_ptr", "gate_weight_ptr", "value_weight_ptr"]
+    drawn = kernel_map.explain(projection_maps(tmp_path, "x_read_as_contiguous", "transposed"), "out_ptr", inputs)
+    assert re.match(r"; \d+ of 1665 elements of x_ptr were last loaded by a program that stored nothing in their"
+                    r" row of out_ptr", drawn), drawn
+    side = drawn.splitlines()[2:]
+    assert side[0].split() == ["out_ptr:", "stored", "by", "x_ptr:", "loaded", "by"] and len(side) == 1 + 19, drawn
+    # Tiles of 16 rows: out's rows 0-15 by programs 0 and 3 (two tiles of columns); x's by others too.
+    assert set(side[1].split()[0]) == {"0", "3"} and set(side[1].split()[1]) - {"0", "3"}, drawn
+
+
+@pytest.mark.parametrize("variant", ["reference", "correct_split_k_in_program", "correct_pointer_advancing_loop"])
+def test_a_right_tiled_kernel_draws_nothing(tmp_path, monkeypatch, variant):
+    """The check of which program read which row must not charge a right kernel, however it tiles."""
+    monkeypatch.setenv(KERNEL_MAPS_ENV, "0")
+    for layout in ("transposed", "contiguous"):
+        maps = projection_maps(tmp_path, variant, layout)
+        assert kernel_map.explain(maps, "out_ptr", ["x_ptr", "gate_weight_ptr", "value_weight_ptr"]) == "", layout

@@ -195,17 +195,18 @@ PROGRAM_LEGEND = ("0-9 a-z A-Z: programs 0-61 (then from 0 again), numbered tl.p
 
 
 def programs_side_by_side(left: tuple[str, torch.Tensor], right: tuple[str, torch.Tensor]) -> str:
-    """Two program maps of tensors of one shape next to each other, within 80 columns: which program did
-    what, where."""
+    """Two program maps of tensors with as many rows next to each other, within 80 columns: which program
+    did what, where."""
     half = (80 - 4) // 2
     (left_title, left_programs), (right_title, right_programs) = left, right
     a, b = program_map(left_programs, half), program_map(right_programs, half)
     width = max(len(left_title), *(len(line) for line in a))
     rows = [f"{left_title:<{width}}    {right_title}"]
     rows += [f"{x:<{width}}    {y}" for x, y in zip(a + [""] * (len(b) - len(a)), b + [""] * (len(a) - len(b)))]
-    grid = left_programs if left_programs.dim() == 2 else left_programs.reshape(1, -1)
-    return "\n".join([f"which program touched each element of a {_scale(*grid.shape, half)} tensor;"
-                      f" {PROGRAM_LEGEND}:", *rows])
+    shapes = [t.shape if t.dim() == 2 else (1, t.numel()) for t in (left_programs, right_programs)]
+    what = (f"a {_scale(*shapes[0], half)} tensor" if shapes[0] == shapes[1]
+            else f"tensors of {_scale(*shapes[0], half)} and {_scale(*shapes[1], half)}")
+    return "\n".join([f"which program touched each element of {what}; {PROGRAM_LEGEND}:", *rows])
 
 
 # ------------------------------------------------------------------------------ what to draw when
@@ -297,6 +298,40 @@ def crossed(maps: dict, output: str, inputs: list[str]) -> str:
     return ""
 
 
+def _outsiders(reader: torch.Tensor, writers: torch.Tensor) -> torch.Tensor:
+    """Where ``reader`` (the last program to load each element of an input) is no program that stored
+    into the same line (row i of ``reader`` against row i of ``writers``) of the output."""
+    size = int(max(reader.max(), writers.max())) + 2
+    stored = torch.zeros(writers.shape[0], size, dtype=torch.bool).scatter_(1, writers + 1, True)  # -1: column 0
+    return (reader >= 0) & ~stored.gather(1, reader + 1)
+
+
+def misread(maps: dict, output: str, inputs: list[str]) -> str:
+    """For a kernel that computes tiles of ``output`` from whole rows of its inputs (a matmul: the rows
+    of x are out's rows, the rows of a weight are out's columns): an input whose elements were loaded by
+    programs that stored nothing in the row or column of ``output`` they belong to (the input read
+    with another tensor's strides, or its rows and columns swapped), with both program maps; else ''.
+    An input with as many rows as both is charged only when it fits neither."""
+    record = maps.get(output)
+    if record is None or not bool(record["stores"].any()):
+        return ""
+    writer = record["store_programs"]
+    for arg in inputs:
+        source = maps.get(arg)
+        if source is None or "shared" in source or not bool(source["loads"].any()):
+            continue
+        reader = source["load_programs"]
+        found = [(int(_outsiders(reader, lines).sum()), along, lines) for along, lines in
+                 (("row", writer), ("column", writer.T)) if lines.shape[0] == reader.shape[0]]
+        if found and min(count for count, *_ in found):
+            count, along, lines = min(found, key=lambda f: f[0])
+            shown = f"{output}: stored by" + (" (transposed)" if along == "column" else "")
+            return (f"; {count} of {reader.numel()} elements of {arg} were last loaded by a program that stored nothing"
+                    f" in their {along} of {output} (a program loads the rows of its own tile, at {arg}'s own"
+                    f" strides):\n" + programs_side_by_side((shown, lines), (f"{arg}: loaded by", reader)))
+    return ""
+
+
 def for_error(error: dict) -> str:
     """After an out-of-bounds access: the map of the tensor it was nearest to, with the picture."""
     maps = accept(error.get("map"))
@@ -313,9 +348,10 @@ def explain(record: object, output: str, inputs: list[str], elementwise: bool = 
     the map of its stores where some element was not written exactly once (never, for an output the
     kernel did not touch), with where the stores went instead; else an input with elements never loaded,
     and its map; else, for an ``elementwise`` kernel, the programs that stored elements they did not
-    load. With the picture of every tensor of the kernel when a map was drawn; '' when the record shows
-    nothing wrong. Only the parameters of the kernel that takes ``output`` and ``inputs`` are drawn."""
+    load, and for a tiled one (a matmul), the programs that loaded rows they stored nothing of. With the
+    picture of every tensor of the kernel when a map was drawn; '' when the record shows nothing wrong.
+    Only the parameters of the kernel that takes ``output`` and ``inputs`` are drawn."""
     maps = accept(record, parameters_of(output, *inputs))
     found = (unwritten(maps, output, inputs) or unread(maps, inputs, elementwise)
-             or (crossed(maps, output, inputs) if elementwise else ""))
+             or (crossed if elementwise else misread)(maps, output, inputs))
     return found + pictures.save_picture(maps) if "\n" in found else found
