@@ -197,4 +197,5 @@ if "grad_out_ptr" in maps:
 # * `!` before or after the map: an access outside the tensor, stopped before it happened. After the
 #   map: a missing mask (the last block runs past the end). Before it: an offset below zero.
 # * Two program maps side by side that differ: an element stored by another program than the one
-#   that loaded its inputs.
+#   that loaded its inputs. For the gated kernel, rows of x read by the programs of other tiles (x's
+#   strides ignored: the bands of x run across where out's run along).
