@@ -260,6 +260,8 @@ def test_a_malformed_record_is_not_drawn():
         {"out_ptr": {**good, "store_programs": torch.zeros(3, 2, dtype=torch.int32)}},  # shapes differ
         {"out_ptr": {**good, "loads": torch.zeros(3, 2, dtype=torch.int32)}},
         {"out_ptr": {**good, "store_programs": None}},  # stores happened, by no program
+        {"out_ptr": {**good, "store_programs": torch.full((2, 3), 2**62)}},  # no grid has so many programs
+        {"out_ptr": {**good, "store_programs": torch.full((2, 3), -2)}},
         {"out_ptr": {**good, "stores": torch.ones(1, 200_001, dtype=torch.int32),
                      "store_programs": torch.zeros(1, 200_001, dtype=torch.int32)}},  # larger than any kept
         {"out_ptr": {**good, "stores": torch.ones(6, dtype=torch.int32)}},  # not rows x columns

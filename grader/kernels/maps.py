@@ -26,6 +26,7 @@ from grader.tasks import TRITON_EXERCISES
 
 WIDTH, HEIGHT = 60, 24  # with " <- before the start" after the widest line: 80 columns
 MAX_TENSORS = 16
+PROGRAMS = 2**40  # program numbers a record may hold: far more than any test launches under the interpreter
 PROGRAM_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 INTEGER_DTYPES = (torch.int16, torch.int32, torch.int64)
 
@@ -103,7 +104,7 @@ def _checked_record(record: dict, names: frozenset[str]) -> dict | None:
         counts, programs = checked[f"{access}s"], record.get(f"{access}_programs")
         if programs is None and not bool(counts.any()):
             programs = torch.full(counts.shape, -1)  # sent only where the access happened
-        if not _integers(programs, counts.shape):
+        if not _integers(programs, counts.shape) or not -1 <= int(programs.min()) <= int(programs.max()) < PROGRAMS:
             return None
         checked[f"{access}_programs"] = programs.long()
         outside = record.get(f"{access}s_outside")
@@ -301,9 +302,8 @@ def crossed(maps: dict, output: str, inputs: list[str]) -> str:
 def _outsiders(reader: torch.Tensor, writers: torch.Tensor) -> torch.Tensor:
     """Where ``reader`` (the last program to load each element of an input) is no program that stored
     into the same line (row i of ``reader`` against row i of ``writers``) of the output."""
-    size = int(max(reader.max(), writers.max())) + 2
-    stored = torch.zeros(writers.shape[0], size, dtype=torch.bool).scatter_(1, writers + 1, True)  # -1: column 0
-    return (reader >= 0) & ~stored.gather(1, reader + 1)
+    line = torch.arange(writers.shape[0])[:, None] * PROGRAMS  # (line, program) as one number: no overflow
+    return (reader >= 0) & ~torch.isin(line + reader, (line + writers)[writers >= 0])
 
 
 def misread(maps: dict, output: str, inputs: list[str]) -> str:
