@@ -120,8 +120,8 @@ if maps:
 # BLOCK_SIZE)`: 6 programs for 12 blocks. The kernel itself is right, and it numbers blocks row by row
 # (program 2 * row + block), so the programs that exist cover the first three rows whole and nobody
 # writes the last three: not the last block of each row, as one might guess. The map shows what
-# happened. This is the picture `test_kernels_launched` and `test_autograd_gradients` show for that
-# mistake.
+# happened. This is the picture `test_kernels_launched` shows for that mistake (`test_autograd_gradients`
+# says it in words).
 
 # %%
 if HAS_TRITON:

@@ -217,3 +217,28 @@ def test_a_right_tiled_kernel_draws_nothing(tmp_path, monkeypatch, variant):
     for layout in ("transposed", "contiguous"):
         maps = projection_maps(tmp_path, variant, layout)
         assert kernel_map.explain(maps, "out_ptr", ["x_ptr", "gate_weight_ptr", "value_weight_ptr"]) == "", layout
+
+
+def test_the_autograd_probe_sends_both_kernels_maps(tmp_path, monkeypatch):
+    """swiglu(...).backward() through launch code whose grid rounds down: the forward's and the backward's
+    maps both come back (``forward_maps``, ``backward_maps``), the elements nobody wrote drawn in each."""
+    pytest.importorskip("triton", reason="Triton is not installed (Linux only)")
+    monkeypatch.setenv(KERNEL_MAPS_ENV, "0")
+    from tests.seam import make_backend
+
+    (tmp_path / "triton_swiglu.py").write_text(materialize(VARIANTS / "triton_swiglu" / "grid_rounds_down.py",
+                                                           "triton_swiglu"))
+    backend = make_backend(str(tmp_path))
+    data = torch.Generator().manual_seed(0)
+    gate, value, grad_out = (torch.randn(3, 5, 1100, generator=data) for _ in range(3))
+    try:
+        evidence = backend.call("triton_swiglu", "swiglu_autograd", gate=gate, value=value, grad_out=grad_out)
+    finally:
+        backend.backend_for("triton_swiglu").close()
+    for maps, output, inputs in ((evidence["forward_maps"], "out_ptr", ["gate_ptr", "value_ptr"]),
+                                 (evidence["backward_maps"], "grad_gate_ptr", ["grad_out_ptr", "gate_ptr", "value_ptr"])):
+        drawn = kernel_map.explain(maps, output, inputs, elementwise=True)
+        lines = drawn_map(drawn, f"{output}: what the kernel wrote, 15 rows x 1100 columns (one character: 1 x 19")
+        # Contiguous: the launch code hands the kernel one row of 16500, 16 whole blocks of 1024 and 116
+        # elements no program of 16500 // 1024 has, at the end of the last row (drawn as the test made it).
+        assert lines[:14] == ["#" * 58] * 14 and re.fullmatch(r"#{51}:\.{6}", lines[14]), drawn
