@@ -149,23 +149,34 @@ def test_a_gradient_stored_into_an_input_shows_the_input_written():
     assert "the kernel stored into gate_ptr, an input, at 4773 of 4773 elements" in detail
 
 
-def test_a_backward_handed_its_inputs_as_outputs_shows_the_inputs_written(tmp_path, monkeypatch):
-    """The launch code of backward_in_place allocates grad_gate as gate itself: what the probe records
-    says so, for a test that fails because the inputs changed (``inputs_stored``)."""
+def probe_variant(folder, exercise: str, variant: str, probe: str, **arguments) -> dict:
+    """What ``probe`` reports for ``variant`` of ``exercise`` (or the reference), run in a child process as
+    the suites run it."""
     pytest.importorskip("triton", reason="Triton is not installed (Linux only)")
-    monkeypatch.setenv(KERNEL_MAPS_ENV, "0")  # drawn here, in this process: no picture
     from tests.seam import make_backend
 
-    (tmp_path / "triton_swiglu.py").write_text(materialize(VARIANTS / "triton_swiglu" / "backward_in_place.py",
-                                                           "triton_swiglu"))
-    backend = make_backend(str(tmp_path))
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{exercise}.py").write_text(reference_file(exercise).read_text() if variant == "reference"
+                                           else materialize(VARIANTS / exercise / f"{variant}.py", exercise))
+    backend = make_backend(str(folder))
+    try:
+        return backend.call(exercise, probe, **arguments)
+    finally:
+        backend.backend_for(exercise).close()
+
+
+@pytest.fixture
+def no_pictures(monkeypatch):
+    monkeypatch.setenv(KERNEL_MAPS_ENV, "0")  # maps drawn here, in this process: no picture
+
+
+def test_a_backward_handed_its_inputs_as_outputs_shows_the_inputs_written(tmp_path, no_pictures):
+    """The launch code of backward_in_place allocates grad_gate as gate itself: what the probe records
+    says so, for a test that fails because the inputs changed (``inputs_stored``)."""
     data = torch.Generator().manual_seed(0)
     gate, value, grad_out = (torch.randn(4, 6, 45, generator=data) for _ in range(3))
-    try:
-        evidence = backend.call("triton_swiglu", "swiglu_kernels", op="backward", gate=gate, value=value,
-                                grad_out=grad_out)
-    finally:
-        backend.backend_for("triton_swiglu").close()
+    evidence = probe_variant(tmp_path, "triton_swiglu", "backward_in_place", "swiglu_kernels", op="backward",
+                             gate=gate, value=value, grad_out=grad_out)
     assert evidence["inputs_changed"] == ["gate", "value"], evidence.get("error")
     drawn = kernel_map.inputs_stored(evidence["maps"], ["grad_out_ptr", "gate_ptr", "value_ptr"])
     assert drawn.startswith("; the kernel stored into gate_ptr at 1080 of 1080 elements (grad_gate_ptr is the"
@@ -175,31 +186,19 @@ def test_a_backward_handed_its_inputs_as_outputs_shows_the_inputs_written(tmp_pa
 
 def projection_maps(tmp_path, variant: str, layout: str) -> dict:
     """The record of the gated projection kernel of ``variant`` (or the reference) on a 37 x 45 x in
-    ``layout``, run by the probe in a child process, as the suites run it."""
-    pytest.importorskip("triton", reason="Triton is not installed (Linux only)")
-    from tests.seam import make_backend
-
-    folder = tmp_path / f"{variant}-{layout}"
-    folder.mkdir()
-    (folder / "triton_gated_mlp.py").write_text(
-        reference_file("triton_gated_mlp").read_text() if variant == "reference"
-        else materialize(VARIANTS / "triton_gated_mlp" / f"{variant}.py", "triton_gated_mlp"))
-    backend = make_backend(str(folder))
+    ``layout``."""
     data = torch.Generator().manual_seed(0)
     case = {"x": torch.randn(37, 45, generator=data), "gate_weight": torch.randn(29, 45, generator=data),
             "value_weight": torch.randn(29, 45, generator=data)}
-    try:
-        evidence = backend.call("triton_gated_mlp", "gated_projection_run", **case, layout=layout)
-    finally:
-        backend.backend_for("triton_gated_mlp").close()
+    evidence = probe_variant(tmp_path / f"{variant}-{layout}", "triton_gated_mlp", variant, "gated_projection_run",
+                             **case, layout=layout)
     assert {"x_ptr", "out_ptr"} <= set(evidence.get("maps", {})), evidence.get("error")
     return evidence["maps"]
 
 
-def test_a_tiled_kernel_reading_x_with_the_wrong_strides_shows_which_programs_read_it(tmp_path, monkeypatch):
+def test_a_tiled_kernel_reading_x_with_the_wrong_strides_shows_which_programs_read_it(tmp_path, no_pictures):
     """x transposed, read as if contiguous: every element is read (a permutation), every output written
     once, but the rows of x are read by the programs of other rows' tiles: both program maps."""
-    monkeypatch.setenv(KERNEL_MAPS_ENV, "0")
     inputs = ["x_ptr", "gate_weight_ptr", "value_weight_ptr"]
     drawn = kernel_map.explain(projection_maps(tmp_path, "x_read_as_contiguous", "transposed"), "out_ptr", inputs)
     assert re.match(r"; \d+ of 1665 elements of x_ptr were last loaded by a program that stored nothing in their"
@@ -211,30 +210,20 @@ def test_a_tiled_kernel_reading_x_with_the_wrong_strides_shows_which_programs_re
 
 
 @pytest.mark.parametrize("variant", ["reference", "correct_split_k_in_program", "correct_pointer_advancing_loop"])
-def test_a_right_tiled_kernel_draws_nothing(tmp_path, monkeypatch, variant):
+def test_a_right_tiled_kernel_draws_nothing(tmp_path, no_pictures, variant):
     """The check of which program read which row must not charge a right kernel, however it tiles."""
-    monkeypatch.setenv(KERNEL_MAPS_ENV, "0")
     for layout in ("transposed", "contiguous"):
         maps = projection_maps(tmp_path, variant, layout)
         assert kernel_map.explain(maps, "out_ptr", ["x_ptr", "gate_weight_ptr", "value_weight_ptr"]) == "", layout
 
 
-def test_the_autograd_probe_sends_both_kernels_maps(tmp_path, monkeypatch):
+def test_the_autograd_probe_sends_both_kernels_maps(tmp_path, no_pictures):
     """swiglu(...).backward() through launch code whose grid rounds down: the forward's and the backward's
     maps both come back (``forward_maps``, ``backward_maps``), the elements nobody wrote drawn in each."""
-    pytest.importorskip("triton", reason="Triton is not installed (Linux only)")
-    monkeypatch.setenv(KERNEL_MAPS_ENV, "0")
-    from tests.seam import make_backend
-
-    (tmp_path / "triton_swiglu.py").write_text(materialize(VARIANTS / "triton_swiglu" / "grid_rounds_down.py",
-                                                           "triton_swiglu"))
-    backend = make_backend(str(tmp_path))
     data = torch.Generator().manual_seed(0)
     gate, value, grad_out = (torch.randn(3, 5, 1100, generator=data) for _ in range(3))
-    try:
-        evidence = backend.call("triton_swiglu", "swiglu_autograd", gate=gate, value=value, grad_out=grad_out)
-    finally:
-        backend.backend_for("triton_swiglu").close()
+    evidence = probe_variant(tmp_path, "triton_swiglu", "grid_rounds_down", "swiglu_autograd", gate=gate,
+                             value=value, grad_out=grad_out)
     for maps, output, inputs in ((evidence["forward_maps"], "out_ptr", ["gate_ptr", "value_ptr"]),
                                  (evidence["backward_maps"], "grad_gate_ptr", ["grad_out_ptr", "gate_ptr", "value_ptr"])):
         drawn = kernel_map.explain(maps, output, inputs, elementwise=True)
