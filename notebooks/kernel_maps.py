@@ -20,13 +20,15 @@
 # uses another tensor's stride, a grid that skips the last block. When a kernel test fails on where a
 # kernel read or wrote, `tests/test_triton_swiglu.py` and `tests/test_triton_gated_mlp.py` draw a
 # map of it in the failure message (and save a PNG of every tensor, coloured by program, where
-# matplotlib is installed, under `kernel_maps/`). This notebook draws the same maps for kernels that
-# are right, so that you know the right picture before you need to read a wrong one.
+# matplotlib is installed, under `kernel_maps/`, one per failing test; a run first removes the pictures of
+# the tests it runs). This notebook draws the same maps for kernels that are right, so that you know the
+# right picture before you need to read a wrong one.
 #
 # Under Triton's interpreter (on a machine without a GPU) every `tl.load` and `tl.store` goes through
 # the grader's checked memory, which counts, element by element, how many times each tensor was
 # loaded and stored, and which program did it. The maps draw those counts, one character per element
-# (or per block of elements, for tensors wider than 60 columns or taller than 24 rows):
+# (or per block of elements, for tensors wider than 60 columns or taller than 24 rows), every tensor
+# in the shape the test made it: rows (all leading dimensions) by the last dimension:
 #
 # | character | the element was |
 # |---|---|
@@ -104,8 +106,7 @@ h = torch.randn(5, 74, generator=generator)
 maps = run("triton_swiglu", "swiglu_kernels", op="forward", gate=h[:, :37].contiguous(),
            value=h[:, 37:].contiguous(), layout="chunk")
 for arg, record in maps.items():
-    access, verb = ("stores", "wrote") if "stores" in record else ("loads", "read")
-    print(f"\n{arg}: " + kernel_map.text_map(record[access], verb))
+    print(kernel_map.drawn(arg, record, "store" if record["stores"].any() else "load"))
 if maps:
     print("\n" + kernel_map.programs_side_by_side(("out_ptr: stored by", maps["out_ptr"]["store_programs"]),
                                                  ("gate_ptr: loaded by", maps["gate_ptr"]["load_programs"])))
@@ -119,8 +120,8 @@ if maps:
 # BLOCK_SIZE)`: 6 programs for 12 blocks. The kernel itself is right, and it numbers blocks row by row
 # (program 2 * row + block), so the programs that exist cover the first three rows whole and nobody
 # writes the last three: not the last block of each row, as one might guess. The map shows what
-# happened. This is the picture `test_kernels_launched` and `test_autograd_gradients` show for that
-# mistake.
+# happened. This is the picture `test_kernels_launched` shows for that mistake (`test_autograd_gradients`
+# says it in words).
 
 # %%
 if HAS_TRITON:
@@ -165,6 +166,23 @@ if "out_ptr" in maps:
     print("\n".join(kernel_map.program_map(maps["out_ptr"]["store_programs"])))
 
 # %% [markdown]
+# ## 4. The backward kernel, with grad_out one row broadcast over the others
+#
+# A loss such as `(out.sum(dim=0) * v).sum()` hands the backward a `grad_out` whose rows are all one
+# row: `v.expand(5, 37)`, row stride 0. Its memory is that one row, and the map draws the memory, one
+# character per address: every program reads the same 37 elements, so each is read 5 times (`2`), as it
+# should be. A kernel that addresses grad_out with another tensor's row stride would read row 0 once,
+# then past its end (`!` under the map).
+
+# %%
+grad_out_row = torch.randn(37, generator=generator).expand(5, 37)
+maps = run("triton_swiglu", "swiglu_kernels", op="backward", gate=torch.randn(5, 37, generator=generator),
+           value=torch.randn(5, 37, generator=generator), grad_out=grad_out_row.contiguous(),
+           grad_out_layout="broadcast_row")
+if "grad_out_ptr" in maps:
+    print(kernel_map.drawn("grad_out_ptr", maps["grad_out_ptr"], "load"))
+
+# %% [markdown]
 # ## Reading a failing test's map
 #
 # * `.` where a `#` should be: elements nobody wrote. A whole band of rows or columns: the grid
@@ -172,9 +190,12 @@ if "out_ptr" in maps:
 #   block of a row is not stored.
 # * `2` in an output: two programs wrote the same element (overlapping blocks, a missing mask that
 #   spills into the next row).
+# * An output all `.`: the kernel never stored into it. The line under the map says where its stores
+#   went instead: into an input, a second time into another output, or nowhere at all.
 # * `.` in an input: the kernel never read those elements; rows read at the wrong stride leave every
 #   other row (or the second half) unread.
 # * `!` before or after the map: an access outside the tensor, stopped before it happened. After the
 #   map: a missing mask (the last block runs past the end). Before it: an offset below zero.
 # * Two program maps side by side that differ: an element stored by another program than the one
-#   that loaded its inputs.
+#   that loaded its inputs. For the gated kernel, rows of x read by the programs of other tiles (x's
+#   strides ignored: the bands of x run across where out's run along).

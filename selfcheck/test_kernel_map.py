@@ -1,10 +1,10 @@
 """The maps of what a kernel touched (``grader/probes/triton_map.py`` records, ``grader/kernels/maps.py``
-draws): recorded right, drawn right within 80 columns, refused when malformed, and shown when a kernel
-test fails on where it read or wrote, pointing at the mistake of each variant whose mistake is an address."""
+draws, ``grader/kernels/pictures.py`` paints): recorded right, every tensor in the shape the test made it
+and per address, drawn right within 80 columns, refused when malformed. How they show in the suites'
+failure messages, for variants whose mistake is an address: ``test_kernel_map_failures.py``."""
 
 from __future__ import annotations
 
-import re
 
 import numpy as np
 import pytest
@@ -14,23 +14,16 @@ from grader.kernels import maps as kernel_map
 from grader.kernels.maps import HEIGHT, WIDTH, text_map
 from grader.paths import KERNEL_MAPS_ENV, REPO
 from grader.probes.triton_map import MemoryMap
-from selfcheck.harness import VARIANTS, run_variant
-from selfcheck.variant_checks import FAST
+
+
+@pytest.fixture(autouse=True)
+def no_pictures(monkeypatch):
+    """Maps drawn in this process save no picture (the suites' runs below say for themselves)."""
+    monkeypatch.setenv(KERNEL_MAPS_ENV, "0")
 
 
 def lines(counts: torch.Tensor, **options) -> list[str]:
     return text_map(counts, **options).splitlines()[1:]
-
-
-def drawn_map(detail: str, title: str) -> list[str]:
-    """The lines of the map whose header starts with ``title``, up to the next non-map line."""
-    start = detail.index(title)
-    found = []
-    for line in detail[start:].splitlines()[1:]:
-        if not re.fullmatch(r"[#.2:!* 0-9a-zA-Z]+( <- (before the start|past the end))?", line):
-            break
-        found.append(line)
-    return found
 
 
 # ----------------------------------------------------------------------------------- drawing
@@ -62,7 +55,7 @@ def test_attempts_out_of_bounds_are_drawn_where_the_rows_would_go_on():
     wide = lines(torch.zeros(4, 5000, dtype=torch.int32), outside=torch.arange(-10, 0))
     assert all(len(line) <= 80 for line in wide) and wide[0].endswith("! <- before the start")
     view = text_map(counts, outside=torch.tensor([40]), contiguous=False)
-    assert "1 element(s) tried outside it, not drawn: the tensor is a view" in view
+    assert "1 element(s) tried outside it, not drawn: its rows are not one after another in memory" in view
 
 
 def test_two_program_maps_fit_side_by_side_in_80_columns():
@@ -115,21 +108,171 @@ def test_elements_stored_by_another_program_than_loaded_them_are_shown_side_by_s
     assert kernel_map.unwritten(maps, "out_ptr") == "" and kernel_map.unread(maps, ["gate_ptr"]) == ""
 
 
+def test_a_tiled_kernel_is_charged_only_for_rows_read_by_programs_that_stored_none_of_them():
+    """out (4 x 4) in tiles of 2 x 2, program pid_m + 2 * pid_n; x (4 x 3) and a weight (4 x 3) whose rows
+    are out's rows and columns. M == N, so the weight's rows could be either: charged only if neither fits."""
+    def record(programs, access="load"):
+        programs = torch.tensor(programs)
+        counts = (programs >= 0).int()
+        other = "store" if access == "load" else "load"
+        return {"contiguous": True, f"{access}s": counts, f"{access}_programs": programs,
+                f"{other}s": torch.zeros_like(counts)}
+
+    out = record([[0, 0, 2, 2], [0, 0, 2, 2], [1, 1, 3, 3], [1, 1, 3, 3]], "store")
+    x = record([[2] * 3] * 2 + [[3] * 3] * 2)  # rows 0-1 last loaded by program 2 (tile 0, 1), 2-3 by 3
+    weight = record([[1] * 3] * 2 + [[3] * 3] * 2)  # rows 0-1 (out's columns 0-1) by program 1 (tile 1, 0)
+    maps = kernel_map.accept({"out_ptr": out, "x_ptr": x, "gate_weight_ptr": weight})
+    assert kernel_map.misread(maps, "out_ptr", ["x_ptr", "gate_weight_ptr"]) == ""
+    # Rows 0 and 3 last read by programs of no tile of theirs, as rows or as columns (rows fit best).
+    reversed_rows = kernel_map.accept({"out_ptr": out, "x_ptr": record([[3] * 3, [2] * 3, [1] * 3, [0] * 3])})
+    drawn = kernel_map.misread(reversed_rows, "out_ptr", ["x_ptr"])
+    assert drawn.startswith("; 6 of 12 elements of x_ptr were last loaded by a program that stored nothing in their"
+                            " row of out_ptr"), drawn
+    assert drawn.splitlines()[-5:] == [f"{left:<18}    {right}" for left, right in (
+        ("out_ptr: stored by", "x_ptr: loaded by"), ("0022", "333"), ("0022", "222"), ("1133", "111"), ("1133", "000"))]
+
+
+def test_an_output_the_kernel_never_touched_is_sent_and_drawn_as_never_written():
+    """An output nobody stored into is the mistake to see (a kernel that stores nothing, or stores its
+    result through another pointer): its map is sent like any other, and drawn all '.'."""
+    gate, out = torch.zeros(2, 5), torch.zeros(2, 5)
+    memory = MemoryMap()
+    memory.launched("_swiglu_forward_kernel", [("gate_ptr", gate), ("out_ptr", out)])
+    memory.accessed("_swiglu_forward_kernel", "load", addresses(gate, (slice(None),)), program=0)
+    sent = memory.evidence("_swiglu_forward_kernel")
+    assert sent["out_ptr"]["stores"].tolist() == [[0] * 5] * 2 and "store_programs" not in sent["out_ptr"]
+    drawn = kernel_map.explain(sent, "out_ptr", ["gate_ptr"], elementwise=True)
+    assert drawn.splitlines()[1:] == ["out_ptr: " + text_map(torch.zeros(2, 5, dtype=torch.long)).splitlines()[0],
+                                      ".....", ".....", "the kernel stored nothing at all, into none of the 2"
+                                      " tensors it was given"], drawn
+
+
+def test_an_input_never_loaded_is_named_with_the_input_loaded_in_its_place():
+    gate, value, out = torch.zeros(3, 4), torch.zeros(3, 4), torch.zeros(3, 4)
+    memory = MemoryMap()
+    memory.launched("_swiglu_forward_kernel", [("gate_ptr", gate), ("value_ptr", value), ("out_ptr", out)])
+    for row in range(3):  # value loaded through gate_ptr: gate twice, value never
+        for _ in range(2):
+            memory.accessed("_swiglu_forward_kernel", "load", addresses(gate, (row,)), program=row)
+        memory.accessed("_swiglu_forward_kernel", "store", addresses(out, (row,)), program=row)
+    drawn = kernel_map.explain(memory.evidence("_swiglu_forward_kernel"), "out_ptr", ["gate_ptr", "value_ptr"], True)
+    assert drawn == "; the kernel never loaded value_ptr, and loaded gate_ptr more than once at 12 of 12 elements"
+
+
+def test_a_flattened_tensor_is_drawn_in_the_shape_the_test_made_it():
+    """The launch code hands the kernel a contiguous tensor as one row of numel elements: drawn in the
+    probe's shape for that memory instead (rows x last dimension), so a '!' past the end lands under the
+    column where the next row would start, not under the start of a row of 105."""
+    gate, out = torch.zeros(3, 5, 7), torch.zeros(3, 5, 7)
+    memory = MemoryMap()
+    memory.launched("_swiglu_forward_kernel", [("gate_ptr", gate.view(1, -1)), ("out_ptr", out.view(1, -1))])
+    memory.accessed("_swiglu_forward_kernel", "load", addresses(gate, (slice(None),)), program=0)
+    memory.outside("_swiglu_forward_kernel", "gate_ptr", "load", addresses(gate, (2, 4))[:3] + 7 * 4)
+    known = kernel_map.accept(memory.evidence("_swiglu_forward_kernel", [gate, out]))
+    assert known["gate_ptr"]["loads"].shape == (15, 7) and known["out_ptr"]["stores"].shape == (15, 7)
+    drawn = kernel_map.for_error({"map": memory.evidence("_swiglu_forward_kernel", [gate, out])})
+    assert "gate_ptr: what the kernel read, 15 rows x 7 columns;" in drawn
+    assert drawn.splitlines()[-1] == "!!!     <- past the end", drawn
+    # The output, unknown to the probe when an access fails mid-launch, takes an input's shape of as many elements.
+    assert kernel_map.accept(memory.evidence("_swiglu_forward_kernel", [gate]))["out_ptr"]["stores"].shape == (15, 7)
+    assert kernel_map.accept(memory.evidence("_swiglu_forward_kernel"))["gate_ptr"]["loads"].shape == (1, 105)
+
+
+def test_a_broadcast_view_is_drawn_per_address_with_the_reads_past_its_row():
+    """grad_out as one row broadcast over 5 x 7 rows (stride 0): its memory is 9 elements. A kernel that
+    addresses it with another tensor's row stride reads row 0, then past it: drawn as the one row, read
+    once, with the reads past it, rather than as 35 rows all '#'."""
+    buffer = torch.zeros(40)
+    grad_out = buffer[10:19].expand(5, 7, 9)
+    launched = grad_out.reshape(-1, 9)  # what the launch code hands the kernel: (35, 9), row stride 0
+    memory = MemoryMap()
+    memory.launched("_swiglu_backward_kernel", [("grad_out_ptr", launched)])
+    memory.accessed("_swiglu_backward_kernel", "load", addresses(launched, (0,)), program=0)
+    memory.outside("_swiglu_backward_kernel", "grad_out_ptr", "load", addresses(buffer, (slice(19, 28),)))
+    for known in ([grad_out], []):  # known to the probe in its shape, or not: the same memory
+        drawn = kernel_map.for_error({"map": memory.evidence("_swiglu_backward_kernel", known)})
+        assert ("grad_out_ptr: what the kernel read, 1 row x 9 columns, per address: a broadcast view (stride 0),"
+                " 35 of its elements at each;") in drawn
+        assert drawn.splitlines()[-2:] == ["#" * 9, "!" * 9 + " <- past the end"], drawn
+
+
+def test_an_output_given_an_inputs_memory_is_named():
+    """Launch code that allocates grad_gate as gate itself: the kernel's stores into grad_gate_ptr are
+    stores into gate, and the record says whose memory it is."""
+    gate = torch.zeros(3, 4)
+    memory = MemoryMap()
+    memory.launched("_swiglu_backward_kernel", [("gate_ptr", gate), ("grad_gate_ptr", gate)])
+    memory.accessed("_swiglu_backward_kernel", "store", addresses(gate, (slice(0, 2),)), program=0)
+    sent = memory.evidence("_swiglu_backward_kernel")
+    assert sent["grad_gate_ptr"]["same_memory_as"] == "gate_ptr" and "same_memory_as" not in sent["gate_ptr"]
+    drawn = kernel_map.inputs_stored(sent, ["grad_out_ptr", "gate_ptr", "value_ptr"])
+    assert drawn.startswith("; the kernel stored into gate_ptr at 8 of 12 elements (grad_gate_ptr is the memory"
+                            " of gate_ptr: the output was allocated as the input itself):"), drawn
+    assert drawn.splitlines()[-3:] == ["####", "####", "...."]
+    assert "grad_gate_ptr is the memory of gate_ptr" in kernel_map.explain(sent, "grad_gate_ptr", ["gate_ptr"])
+
+
+def test_a_picture_numbers_rows_and_columns_with_whole_numbers_even_one_row_high():
+    pytest.importorskip("matplotlib", reason="the pictures need matplotlib")
+    import matplotlib.pyplot as plt
+
+    from grader.kernels import pictures
+
+    one_row = {"contiguous": True, "loads": torch.ones(1, 3, dtype=torch.int32),
+               "load_programs": torch.zeros(1, 3, dtype=torch.int32), "stores": torch.zeros(1, 3, dtype=torch.int32),
+               "loads_outside": torch.tensor([3])}
+    untouched = {"contiguous": True, "loads": torch.zeros(1, 1, dtype=torch.int32),
+                 "stores": torch.zeros(1, 1, dtype=torch.int32)}
+    figure = pictures.figure_of(kernel_map.accept({"gate_ptr": one_row, "out_ptr": untouched}))
+    figure.canvas.draw()
+    for ax in figure.axes:
+        for ticks, limits in ((ax.get_xticks(), ax.get_xlim()), (ax.get_yticks(), ax.get_ylim())):
+            shown = [t for t in ticks if min(limits) <= t <= max(limits)]
+            assert shown and all(float(t).is_integer() for t in shown), (ax.get_title(), shown)
+    assert [ax.get_title() for ax in figure.axes] == ["gate_ptr: loaded by", "out_ptr: never loaded or stored"]
+    plt.close(figure)
+
+
+def test_the_pictures_of_the_tests_about_to_run_are_removed_first(tmp_path, monkeypatch):
+    from grader.kernels import pictures
+
+    monkeypatch.setattr(pictures, "KERNEL_MAPS", tmp_path)
+    ran, other = "tests/test_triton_swiglu.py::test_forward_float32[2d]", "tests/test_triton_gated_mlp.py::test_x"
+    for nodeid in (ran, other):
+        pictures.picture_path(nodeid).write_bytes(b"an earlier run's")
+    assert pictures.picture_path(ran).name == "test_triton_swiglu.test_forward_float32_2d_.png"
+    monkeypatch.setenv(KERNEL_MAPS_ENV, "0")  # pictures off (the grader's runs): nothing is touched
+    pictures.clear_pictures([ran])
+    assert pictures.picture_path(ran).exists()
+    monkeypatch.setenv(KERNEL_MAPS_ENV, "1")
+    pictures.clear_pictures([ran])
+    assert not pictures.picture_path(ran).exists() and pictures.picture_path(other).exists()
+
+
 def test_a_malformed_record_is_not_drawn():
-    good = {"contiguous": True, "stores": torch.ones(2, 3, dtype=torch.int32),
-            "store_programs": torch.zeros(2, 3, dtype=torch.int32)}
-    assert set(kernel_map.accept({"out_ptr": good})) == {"out_ptr"}
+    good = {"contiguous": True, "loads": torch.zeros(2, 3, dtype=torch.int32),
+            "stores": torch.ones(2, 3, dtype=torch.int32), "store_programs": torch.zeros(2, 3, dtype=torch.int32)}
+    accepted = kernel_map.accept({"out_ptr": good})["out_ptr"]
+    assert accepted["load_programs"].tolist() == [[-1] * 3] * 2  # loads never happened: no program sent
     bad = [
         "not a dict",
         {"out_ptr": {**good, "stores": torch.ones(2, 3)}},  # float counts
         {"out_ptr": {**good, "store_programs": torch.zeros(3, 2, dtype=torch.int32)}},  # shapes differ
-        {"out_ptr": {**good, "stores": torch.ones(200_001, dtype=torch.int32),
-                     "store_programs": torch.zeros(200_001, dtype=torch.int32)}},  # larger than any kept
+        {"out_ptr": {**good, "loads": torch.zeros(3, 2, dtype=torch.int32)}},
+        {"out_ptr": {**good, "store_programs": None}},  # stores happened, by no program
+        {"out_ptr": {**good, "store_programs": torch.full((2, 3), 2**62)}},  # no grid has so many programs
+        {"out_ptr": {**good, "store_programs": torch.full((2, 3), -2)}},
+        {"out_ptr": {**good, "stores": torch.ones(1, 200_001, dtype=torch.int32),
+                     "store_programs": torch.zeros(1, 200_001, dtype=torch.int32)}},  # larger than any kept
+        {"out_ptr": {**good, "stores": torch.ones(6, dtype=torch.int32)}},  # not rows x columns
         {"out ptr\n": good},  # a name no kernel argument has
         {"out_ptr": {"contiguous": True}},  # nothing recorded
     ]
     for maps in bad:
         assert kernel_map.accept(maps) == {}, maps
+    # Extras that are not what they should be are left out, the record kept.
+    odd = kernel_map.accept({"out_ptr": {**good, "shared": "35", "same_memory_as": "\u043eut_ptr"}})["out_ptr"]
+    assert "shared" not in odd and "same_memory_as" not in odd
     assert kernel_map.for_error({"message": "x", "map": {"out_ptr": "garbage"}}) == ""
 
 
@@ -145,12 +288,11 @@ def test_the_names_a_map_may_have_are_the_pointer_parameters_of_the_stubs_kernel
     assert kernel_map.parameters_of("grad_gate_ptr") == stubs["_swiglu_backward_kernel"]
 
 
-def test_a_record_under_a_look_alike_name_is_not_drawn(monkeypatch):
+def test_a_record_under_a_look_alike_name_is_not_drawn():
     """A name is drawn only if it is a kernel's own pointer parameter: a look-alike (a Cyrillic o, fullwidth
     letters, a zero-width space) would draw a map of a tensor that does not exist, and is left out."""
-    monkeypatch.setenv(KERNEL_MAPS_ENV, "0")  # no picture
-    unwritten = {"contiguous": True, "stores": torch.zeros(2, 3, dtype=torch.int32),
-                 "store_programs": torch.full((2, 3), -1, dtype=torch.int32)}
+    unwritten = {"contiguous": True, "loads": torch.zeros(2, 3, dtype=torch.int32),
+                 "stores": torch.zeros(2, 3, dtype=torch.int32)}
     look_alikes = ["\u043eut_ptr", "\uff4f\uff55\uff54_\uff50\uff54\uff52", "out_ptr\u200b", "OUT_PTR", "out_ptr[0]",
                    "n_cols", "k"]
     for name in look_alikes:
@@ -162,94 +304,14 @@ def test_a_record_under_a_look_alike_name_is_not_drawn(monkeypatch):
     # A test that failed on the forward kernel draws that kernel's tensors only, not the gated kernel's x_ptr.
     assert set(kernel_map.accept(maps, kernel_map.parameters_of("out_ptr", "gate_ptr", "value_ptr"))) == {"out_ptr"}
     drawn = kernel_map.explain(maps, "out_ptr", ["gate_ptr", "value_ptr"])
-    assert drawn.startswith("\nwhat the kernel wrote, 2 rows x 3 columns;") and drawn.count("what the kernel") == 1, drawn
-
-
-# --------------------------------------------------------------- variants whose mistake is an address
-
-def outcomes_of(suite: str, folder: str, variant: str, tests: list[str], **options) -> dict:
-    pytest.importorskip("triton", reason="Triton is not installed (Linux only)")
-    _, outcomes = run_variant(suite, folder, VARIANTS / folder / f"{variant}.py", only=tests, **{**FAST, **options})
-    return {test: outcomes[test].detail for test in tests}
-
-
-def test_a_missing_mask_shows_the_block_running_past_the_end():
-    details = outcomes_of("test_triton_swiglu.py", "triton_swiglu", "missing_mask",
-                          ["test_memory_stays_in_bounds[forward]"])
-    drawn = drawn_map(details["test_memory_stays_in_bounds[forward]"], "gate_ptr: what the kernel read, 1 row x 1000")
-    # One block of 1024 from element 0: nothing was read (the load stopped), 24 elements past the end.
-    # 17 elements a character: 59 characters.
-    assert drawn[0] == "." * 59 and drawn[1] == "!!" + " " * 57 + " <- past the end", drawn
-
-
-def test_a_store_one_column_left_shows_the_attempt_before_the_start():
-    details = outcomes_of("test_triton_swiglu.py", "triton_swiglu", "store_offset_before_out",
-                          ["test_forward_float32[2d]"])
-    drawn = drawn_map(details["test_forward_float32[2d]"], "out_ptr: what the kernel wrote")
-    assert drawn[0].endswith("! <- before the start") and set(drawn[0][:-len("! <- before the start")]) == {" "}
-
-
-def test_rows_read_at_the_wrong_stride_show_which_rows_were_never_read():
-    details = outcomes_of("test_triton_swiglu.py", "triton_swiglu", "contiguity_assumed",
-                          ["test_forward_noncontiguous[chunk]"])
-    detail = details["test_forward_noncontiguous[chunk]"]
-    assert "the kernel never loaded 495 of 1080 elements of gate_ptr" in detail
-    drawn = drawn_map(detail, "what the kernel read, 24 rows x 45 columns")
-    # Rows are read at row * n_cols instead of row * 2 * n_cols (gate's from gate's start, value's from
-    # 45 elements further): only gate's rows 0 to 12 are ever loaded, the last 11 never.
-    assert all("." not in line for line in drawn[:13]) and drawn[13:] == ["." * 45] * 11, drawn
-
-
-def test_a_k_loop_that_stops_short_shows_the_columns_of_x_never_read():
-    details = outcomes_of("test_triton_gated_mlp.py", "triton_gated_mlp", "k_loop_drops_remainder",
-                          ["test_forward_float32[silu]"])
-    drawn = drawn_map(details["test_forward_float32[silu]"], "what the kernel read, 37 rows x 45 columns")
-    # K = 45 in tiles of 32: the remainder's 13 columns are never loaded, in every row.
-    assert drawn and all(re.fullmatch(r"[^.]{32}\.{13}", line) for line in drawn), drawn
-
-
-def test_a_k_mask_left_out_shows_the_load_past_the_end_of_x():
-    details = outcomes_of("test_triton_gated_mlp.py", "triton_gated_mlp", "k_mask_missing",
-                          ["test_forward_without_bias"])
-    drawn = drawn_map(details["test_forward_without_bias"], "x_ptr: what the kernel read, 37 rows x 45 columns")
-    assert drawn[-1] == "!!!" + " " * 42 + " <- past the end", drawn
-
-
-def test_a_grid_that_rounds_down_is_shown_as_the_rows_it_skipped():
-    details = outcomes_of("test_triton_gated_mlp.py", "triton_gated_mlp", "grid_rounds_down",
-                          ["test_kernel_does_the_work"])  # the grid is the launch code's (TODO 2)
-    drawn = drawn_map(details["test_kernel_does_the_work"], "what the kernel wrote, 37 rows x 29 columns")
-    # 37 rows drawn two to a line: rows 0-31 (two whole tiles of 16) written, rows 32-36 never.
-    assert drawn[:16] == ["#" * 29] * 16 and drawn[16:19] == ["." * 29] * 3, drawn
-
-
-def test_a_failing_kernel_test_saves_a_picture_of_every_tensor():
-    pytest.importorskip("matplotlib", reason="the pictures need matplotlib")
-    details = outcomes_of("test_triton_swiglu.py", "triton_swiglu", "contiguity_assumed",
-                          ["test_forward_noncontiguous[chunk]"], pictures=True)
-    shown = re.search(r"\(picture: (\S+\.png)\)", details["test_forward_noncontiguous[chunk]"])
-    assert shown, details
-    picture = REPO / shown.group(1)
-    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    import matplotlib.image
-
-    pixels = matplotlib.image.imread(picture)[..., :3]
-    # Three panels (gate, value, out), coloured by program: many distinct colours, white where never read.
-    assert len(np.unique(pixels.reshape(-1, 3).round(2), axis=0)) > 20
-
-
-def test_grad_out_read_at_gates_stride_shows_every_other_row_and_the_overrun():
-    details = outcomes_of("test_triton_swiglu.py", "triton_swiglu", "grad_out_indexed_with_gate_stride",
-                          ["test_backward_noncontiguous[chunk]"])
-    drawn = drawn_map(details["test_backward_noncontiguous[chunk]"], "grad_out_ptr: what the kernel read, 24 rows")
-    # gate's rows are twice as far apart as grad_out's: programs 0-11 read rows 0, 2, ..., 22; program 12 runs past.
-    assert drawn[:24] == ["#" * 45, "." * 45] * 12 and drawn[24] == "!" * 45 + " <- past the end", drawn
+    assert drawn.startswith("\nout_ptr: what the kernel wrote, 2 rows x 3 columns;"), drawn
+    assert drawn.count("what the kernel") == 1, drawn
 
 
 def test_the_maps_sent_back_stay_within_their_budget_whatever_the_launch_is_given():
     from grader.probes import triton_map
 
-    scratch = [torch.zeros(100_000) for _ in range(8)]  # a launch given eight large scratch tensors
+    scratch = [torch.zeros(50_000) for _ in range(8)]  # a launch given eight large scratch tensors
     memory = MemoryMap()
     memory.launched("k", [(f"t{i}_ptr", t) for i, t in enumerate(scratch)])
     for i, t in enumerate(scratch):

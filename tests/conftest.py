@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from grader.kernels.pictures import clear_pictures
 from grader.plugin import STARTED_CHILDREN
 from grader.probes.safe_text import shorten
 from tests.checks import verdict_fields
@@ -65,6 +66,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             problems.append(f"{item.nodeid}: needs @pytest.mark.points(n) with n > 0")
     if problems:
         raise pytest.UsageError("graded tests without task or points:\n" + "\n".join(problems))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The kernel maps' pictures of the tests about to run are an earlier run's: removed, so that after
+    this run each has one exactly when it failed (grader/kernels/pictures.py)."""
+    clear_pictures(item.nodeid for item in session.items)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -1,32 +1,32 @@
-"""Pictures of what a kernel touched, for the failure messages of the Triton suites.
+"""Maps of what a kernel touched, for the failure messages of the Triton suites.
 
 The probes record, under Triton's interpreter, how many times each element of each tensor a kernel
 was given was loaded and stored, by which program, and where an access outside every tensor went
-(``grader/probes/triton_map.py``). That record comes from the process that ran the submission, so
-``accept`` checks it before anything is drawn: well formed, and named as a pointer parameter of one of
-the exercises' kernels, whose signatures the trusted side reads itself (``kernel_parameters``). It only
-ever adds a picture to a test that has already failed on its own evidence. ``text_map`` draws one
-tensor in at most ``WIDTH`` x ``HEIGHT`` characters (larger tensors by blocks), ``program_map`` which
-program touched each element, and ``save_picture`` the same for every tensor as a PNG coloured by
-program, where matplotlib is installed.
+(``grader/probes/triton_map.py``), as grids of rows x columns in the shapes the test made the tensors.
+That record comes from the process that ran the submission, so ``accept`` checks it before anything is
+drawn: well formed, and named as a pointer parameter of one of the exercises' kernels, whose signatures
+the trusted side reads itself (``kernel_parameters``). It only ever adds a map to a test that has
+already failed on its own evidence. ``text_map`` draws one tensor in at most ``WIDTH`` x ``HEIGHT``
+characters (larger tensors by blocks), ``program_map`` which program touched each element, and
+``pictures.save_picture`` every tensor as a PNG coloured by program, where matplotlib is installed.
 """
 
 from __future__ import annotations
 
 import ast
-import os
-import re
 from functools import lru_cache
 
 import torch
 
+from grader.kernels import pictures
 from grader.kernels.source import is_jit
-from grader.paths import EXERCISES, KERNEL_MAPS, KERNEL_MAPS_ENV, reference_file
+from grader.paths import EXERCISES, reference_file
 from grader.probes.triton_map import MAX_ELEMENTS, MAX_OUTSIDE  # what the probes keep: nothing larger is drawn
 from grader.tasks import TRITON_EXERCISES
 
 WIDTH, HEIGHT = 60, 24  # with " <- before the start" after the widest line: 80 columns
 MAX_TENSORS = 16
+PROGRAMS = 2**40  # program numbers a record may hold: far more than any test launches under the interpreter
 PROGRAM_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 INTEGER_DTYPES = (torch.int16, torch.int32, torch.int64)
 
@@ -73,50 +73,53 @@ def parameters_of(*wanted: str) -> frozenset[str]:
 
 def accept(maps: object, names: frozenset[str] | None = None) -> dict[str, dict]:
     """The records that are well formed and named by one of ``names`` (by default, any exercise kernel's
-    pointer parameter: ``parameters_of``): {argument: {loads, load_programs, stores, store_programs,
-    loads_outside, stores_outside, contiguous}}, each tensor the shape its counts have. Anything else is
-    left out: a map is only ever decoration on a failure, so a malformed or misnamed one is simply not
-    drawn."""
+    pointer parameter: ``parameters_of``): {argument: {loads, stores, load_programs, store_programs,
+    loads_outside, stores_outside, contiguous, shared, same_memory_as}}, counts and programs as rows x
+    columns (programs -1 where an access never happened). Anything else is left out: a map is only ever
+    decoration on a failure, so a malformed or misnamed one is simply not drawn."""
     if not isinstance(maps, dict):
         return {}
     names = parameters_of() if names is None else names
     kept = {}
     for arg, record in list(maps.items())[:MAX_TENSORS]:
         if isinstance(arg, str) and arg in names and isinstance(record, dict):
-            checked = _checked_record(record)
+            checked = _checked_record(record, names)
             if checked:
                 kept[arg] = checked
     return kept
 
 
-def _checked_record(record: dict) -> dict | None:
-    checked: dict[str, object] = {"contiguous": record.get("contiguous") is True}
-    shape = None
+def _integers(t: object, shape: torch.Size | None = None) -> bool:
+    return (isinstance(t, torch.Tensor) and t.dtype in INTEGER_DTYPES and t.dim() == 2
+            and 0 < t.numel() <= MAX_ELEMENTS and (shape is None or t.shape == shape))
+
+
+def _checked_record(record: dict, names: frozenset[str]) -> dict | None:
+    loads, stores = record.get("loads"), record.get("stores")
+    if not (_integers(loads) and _integers(stores, loads.shape)):
+        return None
+    checked: dict[str, object] = {"contiguous": record.get("contiguous") is True, "loads": loads.long(),
+                                  "stores": stores.long()}
     for access in ("load", "store"):
-        counts, programs = record.get(f"{access}s"), record.get(f"{access}_programs")
-        if counts is None and programs is None:
-            continue
-        if not all(isinstance(t, torch.Tensor) and t.dtype in INTEGER_DTYPES for t in (counts, programs)):
+        counts, programs = checked[f"{access}s"], record.get(f"{access}_programs")
+        if programs is None and not bool(counts.any()):
+            programs = torch.full(counts.shape, -1)  # sent only where the access happened
+        if not _integers(programs, counts.shape) or not -1 <= int(programs.min()) <= int(programs.max()) < PROGRAMS:
             return None
-        if counts.shape != programs.shape or not 1 <= counts.dim() <= 4 or not 0 < counts.numel() <= MAX_ELEMENTS:
-            return None
-        if shape is not None and counts.shape != shape:
-            return None
-        shape = counts.shape
-        checked[f"{access}s"], checked[f"{access}_programs"] = counts.long(), programs.long()
+        checked[f"{access}_programs"] = programs.long()
         outside = record.get(f"{access}s_outside")
         if isinstance(outside, torch.Tensor) and outside.dtype == torch.int64 and outside.dim() == 1 \
                 and outside.numel() <= MAX_OUTSIDE:
             checked[f"{access}s_outside"] = outside
-    return checked if shape is not None else None
+    shared, twin = record.get("shared"), record.get("same_memory_as")
+    if type(shared) is int and 1 < shared <= MAX_ELEMENTS:
+        checked["shared"] = shared
+    if isinstance(twin, str) and twin in names:
+        checked["same_memory_as"] = twin
+    return checked
 
 
 # ------------------------------------------------------------------------------------- text maps
-
-def _as_grid(t: torch.Tensor) -> torch.Tensor:
-    """Rows (all leading dimensions) by the last dimension."""
-    return t.reshape(-1, t.shape[-1]) if t.dim() >= 2 else t.reshape(1, -1)
-
 
 def _blocks(rows: int, cols: int, width: int = WIDTH) -> tuple[int, int]:
     """Rows and columns of elements one character stands for, for a map at most ``width`` x ``HEIGHT``."""
@@ -138,12 +141,14 @@ def _scale(rows: int, cols: int, width: int = WIDTH) -> str:
 
 
 def text_map(counts: torch.Tensor, verb: str = "wrote", outside: torch.Tensor | None = None,
-             contiguous: bool = True) -> str:
-    """How many times each element was loaded or stored (``verb``: "read" or "wrote"), as characters:
-    # once, . never, 2 more than once, : a block with several of these; ! where the kernel tried to go
-    past the tensor's first or last element (``outside``: element offsets from its first element, drawn
-    on a line before or after the map when the tensor is contiguous)."""
-    grid = _as_grid(counts)
+             contiguous: bool = True, shared: int = 1) -> str:
+    """How many times each element of a rows x columns grid was loaded or stored (``verb``: "read" or
+    "wrote"), as characters: # once, . never, 2 more than once, : a block with several of these; ! where
+    the kernel tried to go past the tensor's first or last element (``outside``: element offsets from its
+    first element, drawn on a line before or after the map where the grid is ``contiguous`` in memory, so
+    that an offset is a place in the rows continued). ``shared``: the grid is a broadcast view's memory,
+    each place standing for that many of its elements."""
+    grid = counts if counts.dim() == 2 else counts.reshape(1, -1)
     rows, cols = grid.shape
     _, block_cols = _blocks(rows, cols)
     lines = _draw(grid, WIDTH, lambda block: "#" if bool((block == 1).all()) else "." if bool((block == 0).all())
@@ -160,10 +165,19 @@ def text_map(counts: torch.Tensor, verb: str = "wrote", outside: torch.Tensor | 
                         marks[c] = "!"
                     lines.insert(len(lines) if put is None else put, "".join(marks) + f" <- {where}")
         else:
-            notes.append(f"(and {outside.numel()} element(s) tried outside it, not drawn: the tensor is a view)")
+            notes.append(f"(and {outside.numel()} element(s) tried outside it, not drawn: its rows are not one"
+                         " after another in memory)")
     legend = (f"# {verb} once, . never, 2 more than once, : a block partly so"
               + (", ! tried out of bounds" if outside is not None and outside.numel() else ""))
-    return "\n".join([f"what the kernel {verb}, {_scale(rows, cols)}; {legend}:", *lines, *notes])
+    per_address = f", per address: a broadcast view (stride 0), {shared} of its elements at each" if shared > 1 else ""
+    return "\n".join([f"what the kernel {verb}, {_scale(rows, cols)}{per_address}; {legend}:", *lines, *notes])
+
+
+def drawn(arg: str, record: dict, access: str) -> str:
+    """``text_map`` of ``arg``'s loads or stores (``access``), named."""
+    verb = "wrote" if access == "store" else "read"
+    return f"\n{arg}: " + text_map(record[f"{access}s"], verb, record.get(f"{access}s_outside"),
+                                    record["contiguous"], record.get("shared", 1))
 
 
 def program_map(programs: torch.Tensor, width: int = WIDTH) -> list[str]:
@@ -174,7 +188,7 @@ def program_map(programs: torch.Tensor, width: int = WIDTH) -> list[str]:
         return ("*" if seen.numel() > 1 else "." if int(seen[0]) < 0
                 else PROGRAM_DIGITS[int(seen[0]) % len(PROGRAM_DIGITS)])
 
-    return _draw(_as_grid(programs), width, character)
+    return _draw(programs if programs.dim() == 2 else programs.reshape(1, -1), width, character)
 
 
 PROGRAM_LEGEND = ("0-9 a-z A-Z: programs 0-61 (then from 0 again), numbered tl.program_id(0) + tl.program_id(1) *"
@@ -182,38 +196,84 @@ PROGRAM_LEGEND = ("0-9 a-z A-Z: programs 0-61 (then from 0 again), numbered tl.p
 
 
 def programs_side_by_side(left: tuple[str, torch.Tensor], right: tuple[str, torch.Tensor]) -> str:
-    """Two program maps of tensors of one shape next to each other, within 80 columns: which program did
-    what, where."""
+    """Two program maps of tensors with as many rows next to each other, within 80 columns: which program
+    did what, where."""
     half = (80 - 4) // 2
     (left_title, left_programs), (right_title, right_programs) = left, right
     a, b = program_map(left_programs, half), program_map(right_programs, half)
     width = max(len(left_title), *(len(line) for line in a))
     rows = [f"{left_title:<{width}}    {right_title}"]
     rows += [f"{x:<{width}}    {y}" for x, y in zip(a + [""] * (len(b) - len(a)), b + [""] * (len(a) - len(b)))]
-    return "\n".join([f"which program touched each element of a {_scale(*_as_grid(left_programs).shape, half)} tensor;"
-                      f" {PROGRAM_LEGEND}:", *rows])
+    shapes = [t.shape if t.dim() == 2 else (1, t.numel()) for t in (left_programs, right_programs)]
+    what = (f"a {_scale(*shapes[0], half)} tensor" if shapes[0] == shapes[1]
+            else f"tensors of {_scale(*shapes[0], half)} and {_scale(*shapes[1], half)}")
+    return "\n".join([f"which program touched each element of {what}; {PROGRAM_LEGEND}:", *rows])
 
 
 # ------------------------------------------------------------------------------ what to draw when
 
-def unwritten(maps: dict, arg: str) -> str:
-    """The map of ``arg``'s stores, where some element was not written exactly once, else ''."""
+def _share(counts: torch.Tensor) -> str:
+    return f"{int(counts.sum())} of {counts.numel()} elements"
+
+
+def stored_elsewhere(maps: dict, arg: str, inputs: list[str]) -> str:
+    """Where the stores went that ``arg`` did not get: into an input, more than once into another
+    tensor, into ``arg``'s memory under another name, or nowhere at all; '' when none of these."""
+    said = []
+    twin = maps.get(arg, {}).get("same_memory_as")
+    if twin:
+        said.append(f"{arg} is the memory of {twin}: the launch code hands the kernel the same tensor twice")
+    for other, record in maps.items():
+        if other == arg:
+            continue
+        stores = record["stores"]
+        if other in inputs and bool(stores.any()):
+            said.append(f"the kernel stored into {other}, an input, at {_share(stores > 0)}")
+        elif bool((stores > 1).any()):
+            said.append(f"the kernel stored into {other} more than once at {_share(stores > 1)}")
+    if not said and not any(bool(record["stores"].any()) for record in maps.values()):
+        said.append(f"the kernel stored nothing at all, into none of the {len(maps)} tensors it was given")
+    return "\n" + "; ".join(said) if said else ""
+
+
+def unwritten(maps: dict, arg: str, inputs: list[str] = ()) -> str:
+    """The map of ``arg``'s stores, where some element was not written exactly once (all '.': never
+    written), with where the stores went instead; else ''."""
     record = maps.get(arg)
-    if record is None or "stores" not in record or bool((record["stores"] == 1).all()):
+    if record is None or bool((record["stores"] == 1).all()):
         return ""
-    return "\n" + text_map(record["stores"], "wrote", record.get("stores_outside"), record["contiguous"])
+    return drawn(arg, record, "store") + stored_elsewhere(maps, arg, list(inputs))
 
 
-def unread(maps: dict, args: list[str]) -> str:
-    """Where an input the kernel should read whole has elements it never loaded: a hint and its map."""
+def inputs_stored(record: object, inputs: list[str]) -> str:
+    """For a test that failed because the kernel changed an input: the map of the first input in
+    ``inputs`` it stored into, and which output has that input's memory, if one has; else ''."""
+    maps = accept(record, parameters_of(*inputs))
+    for arg in inputs:
+        if arg in maps and bool(maps[arg]["stores"].any()):
+            twins = [other for other, r in maps.items() if arg in (r.get("same_memory_as"), other) and other != arg]
+            why = (f" ({', '.join(twins)} {'is' if len(twins) == 1 else 'are'} the memory of {arg}: the output was"
+                   f" allocated as the input itself)") if twins else ""
+            return (f"; the kernel stored into {arg} at {_share(maps[arg]['stores'] > 0)}{why}:"
+                    + drawn(arg, maps[arg], "store") + pictures.save_picture(maps))
+    return ""
+
+
+def unread(maps: dict, args: list[str], elementwise: bool = False) -> str:
+    """Where an input the kernel should read whole has elements it never loaded: a hint and its map. For
+    an ``elementwise`` kernel that never loaded an input at all, the input it loaded more than once
+    instead, if one (not a broadcast view, which every program reads rightly)."""
     for arg in args:
         record = maps.get(arg)
-        if record is not None and "loads" in record and bool((record["loads"] == 0).any()):
+        if record is not None and bool((record["loads"] == 0).any()):
             never = int((record["loads"] == 0).sum())
             if never == record["loads"].numel():
-                return f"; the kernel never loaded {arg}"
+                again = [other for other in args if elementwise and other in maps and "shared" not in maps[other]
+                         and bool((maps[other]["loads"] > 1).any())]
+                return f"; the kernel never loaded {arg}" + "".join(
+                    f", and loaded {other} more than once at {_share(maps[other]['loads'] > 1)}" for other in again[:1])
             return (f"; the kernel never loaded {never} of {record['loads'].numel()} elements of {arg} (a row or column"
-                    f" from the wrong stride, or a mask or loop that stops short):\n" + text_map(record["loads"], "read"))
+                    f" from the wrong stride, or a mask or loop that stops short):" + drawn(arg, record, "load"))
     return ""
 
 
@@ -221,12 +281,12 @@ def crossed(maps: dict, output: str, inputs: list[str]) -> str:
     """For an elementwise kernel: where an element of ``output`` was stored by another program than the
     one that loaded an input at the same place, a hint and both program maps side by side, else ''."""
     record = maps.get(output)
-    if record is None or "store_programs" not in record:
+    if record is None:
         return ""
     writer = record["store_programs"]
     for arg in inputs:
         source = maps.get(arg)
-        if source is None or "load_programs" not in source or source["load_programs"].shape != writer.shape:
+        if source is None or source["load_programs"].shape != writer.shape:
             continue
         # Only where the input was loaded once: a broadcast row is loaded by every program, rightly.
         reader = source["load_programs"].masked_fill(source["loads"] != 1, -1)
@@ -239,76 +299,59 @@ def crossed(maps: dict, output: str, inputs: list[str]) -> str:
     return ""
 
 
+def _outsiders(reader: torch.Tensor, writers: torch.Tensor) -> torch.Tensor:
+    """Where ``reader`` (the last program to load each element of an input) is no program that stored
+    into the same line (row i of ``reader`` against row i of ``writers``) of the output."""
+    line = torch.arange(writers.shape[0])[:, None] * PROGRAMS  # (line, program) as one number: no overflow
+    return (reader >= 0) & ~torch.isin(line + reader, (line + writers)[writers >= 0])
+
+
+def misread(maps: dict, output: str, inputs: list[str]) -> str:
+    """For a kernel that computes tiles of ``output`` from whole rows of its inputs (a matmul: the rows
+    of x are out's rows, the rows of a weight are out's columns): an input whose elements were loaded by
+    programs that stored nothing in the row or column of ``output`` they belong to (the input read
+    with another tensor's strides, or its rows and columns swapped), with both program maps; else ''.
+    An input with as many rows as both is charged only when it fits neither."""
+    record = maps.get(output)
+    if record is None or not bool(record["stores"].any()):
+        return ""
+    writer = record["store_programs"]
+    for arg in inputs:
+        source = maps.get(arg)
+        if source is None or "shared" in source or not bool(source["loads"].any()):
+            continue
+        reader = source["load_programs"]
+        found = [(int(_outsiders(reader, lines).sum()), along, lines) for along, lines in
+                 (("row", writer), ("column", writer.T)) if lines.shape[0] == reader.shape[0]]
+        if found and min(count for count, *_ in found):
+            count, along, lines = min(found, key=lambda f: f[0])
+            shown = f"{output}: stored by" + (" (transposed)" if along == "column" else "")
+            return (f"; {count} of {reader.numel()} elements of {arg} were last loaded by a program that stored nothing"
+                    f" in their {along} of {output} (a program loads the rows of its own tile, at {arg}'s own"
+                    f" strides):\n" + programs_side_by_side((shown, lines), (f"{arg}: loaded by", reader)))
+    return ""
+
+
 def for_error(error: dict) -> str:
     """After an out-of-bounds access: the map of the tensor it was nearest to, with the picture."""
     maps = accept(error.get("map"))
     for arg, record in maps.items():
-        for access, verb in (("store", "wrote"), ("load", "read")):
+        for access in ("store", "load"):
             outside = record.get(f"{access}s_outside")
-            if outside is not None and outside.numel() and f"{access}s" in record:
-                drawn = f"\n{arg}: " + text_map(record[f"{access}s"], verb, outside, record["contiguous"])
-                return drawn + save_picture(maps)
+            if outside is not None and outside.numel():
+                return drawn(arg, record, access) + pictures.save_picture(maps)
     return ""
 
 
 def explain(record: object, output: str, inputs: list[str], elementwise: bool = False) -> str:
     """What a test that failed on ``output`` adds from the probe's ``record`` (checked here by ``accept``):
-    the map of its stores where some element was not written exactly once; else an input with elements
-    never loaded, and its map; else, for an ``elementwise`` kernel, the programs that stored elements
-    they did not load. With the picture of every tensor when a map was drawn; '' when the record shows
-    nothing wrong. Only the parameters of the kernel that takes ``output`` and ``inputs`` are drawn."""
+    the map of its stores where some element was not written exactly once (never, for an output the
+    kernel did not touch), with where the stores went instead; else an input with elements never loaded,
+    and its map; else, for an ``elementwise`` kernel, the programs that stored elements they did not
+    load, and for a tiled one (a matmul), the programs that loaded rows they stored nothing of. With the
+    picture of every tensor of the kernel when a map was drawn; '' when the record shows nothing wrong.
+    Only the parameters of the kernel that takes ``output`` and ``inputs`` are drawn."""
     maps = accept(record, parameters_of(output, *inputs))
-    drawn = unwritten(maps, output) or unread(maps, inputs) or (crossed(maps, output, inputs) if elementwise else "")
-    return drawn + save_picture(maps) if "\n" in drawn else drawn
-
-
-# ------------------------------------------------------------------------------------ the picture
-
-def save_picture(maps: dict, name: str | None = None) -> str:
-    """A PNG of every tensor in ``maps``, each element coloured by the program that stored it (or, for
-    a tensor only read, that loaded it); ' (picture: PATH)', or '' without matplotlib or a place to write."""
-    if not maps or os.environ.get(KERNEL_MAPS_ENV) == "0":
-        return ""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return ""
-    name = name or os.environ.get("PYTEST_CURRENT_TEST", "kernel").split(" ")[0].split("::")[-1]
-    path = KERNEL_MAPS / (re.sub(r"[^\w.-]+", "_", name)[:100] + ".png")
-    figure, axes = plt.subplots(1, len(maps), figsize=(3.2 * len(maps), 3.2), squeeze=False)
-    for ax, (arg, record) in zip(axes[0], maps.items()):
-        access = "store" if "stores" in record else "load"
-        programs = _as_grid(record[f"{access}_programs"]).double()
-        rows, cols = programs.shape
-        picture = torch.where(programs < 0, torch.nan, programs % 20)  # tab20: 20 colours, then again
-        outside = record.get(f"{access}s_outside")
-        top = 0
-        if outside is not None and outside.numel() and record["contiguous"]:
-            # A row before and a row after the tensor, red where the kernel tried to go.
-            red = torch.full((rows + 2, cols), torch.nan, dtype=torch.float64)
-            places = outside.clamp(-cols, rows * cols + cols - 1) + cols
-            red.view(-1)[places] = 0.0  # autumn: 0 is red
-            ax.imshow(red.numpy(), cmap="autumn", vmin=0, vmax=1, interpolation="nearest", aspect="auto",
-                      extent=(-0.5, cols - 0.5, rows + 0.5, -1.5))
-            picture = torch.cat([torch.full((1, cols), torch.nan), picture, torch.full((1, cols), torch.nan)])
-            top = 1
-        ax.imshow(picture.numpy(), cmap="tab20", vmin=0, vmax=19, interpolation="nearest", aspect="auto",
-                  extent=(-0.5, cols - 0.5, rows - 0.5 + top, -0.5 - top))
-        ax.yaxis.get_major_locator().set_params(integer=True)
-        ax.set_title(f"{arg}: {'stored' if access == 'store' else 'loaded'} by", fontsize=9)
-        ax.set_xlabel("column (white: never" + ("; red: out of bounds)" if top else ")"), fontsize=8)
-        ax.set_ylabel("row", fontsize=8)
-    figure.suptitle("each colour is one program (tl.program_id)", fontsize=9)
-    figure.tight_layout()
-    try:
-        KERNEL_MAPS.mkdir(exist_ok=True)
-        figure.savefig(path, dpi=80)
-    except OSError:
-        return ""
-    finally:
-        plt.close(figure)
-    shown = os.path.relpath(path)
-    return f"\n(picture: {path if shown.startswith('..') else shown})"
+    found = (unwritten(maps, output, inputs) or unread(maps, inputs, elementwise)
+             or (crossed if elementwise else misread)(maps, output, inputs))
+    return found + pictures.save_picture(maps) if "\n" in found else found

@@ -36,7 +36,7 @@ def gated_projection_run(module: ModuleType, x: torch.Tensor, gate_weight: torch
         raise CodeUnderTestError(name, TypeError(f"returned {describe_result(result)}, not a Tensor"))
     return {"out": to_cpu(result), "kernels": watch.ours(), "foreign_kernels": watch.foreign(),
             "input_changed": not torch.equal(xv, before),
-            "maps": watch.memory.evidence("_gated_projection_kernel")}
+            "maps": watch.memory.evidence("_gated_projection_kernel", [xv, *args[1:], result])}
 
 
 @probe

@@ -206,8 +206,9 @@ def swiglu_kernels(
         "inputs_changed": [k for k, t in inputs.items() if not torch.equal(t, before[k])],
         "guards_touched": [label for label, buffer, views in buffers if _guard_touched(buffer, views)],
         "interpreted": triton_interpreting(),
-        # What the kernel loaded and stored, element by element, per pointer argument (grader/kernels/maps.py).
-        "maps": watch.memory.evidence(f"_swiglu_{op}_kernel"),
+        # What the kernel loaded and stored, element by element, per pointer argument (grader/kernels/maps.py),
+        # in the shapes of the inputs and results.
+        "maps": watch.memory.evidence(f"_swiglu_{op}_kernel", [*inputs.values(), *outputs.values()]),
     }
 
 
@@ -251,6 +252,9 @@ def swiglu_autograd(
         "grad_gate": None,
         "grad_value": None,
         "interpreted": triton_interpreting(),
+        # What each kernel loaded and stored (grader/kernels/maps.py), the backward's once it has run.
+        "forward_maps": forward_watch.memory.evidence("_swiglu_forward_kernel", [gate, value, out]),
+        "backward_maps": {},
     }
     if not out.requires_grad:
         return evidence
@@ -259,7 +263,8 @@ def swiglu_autograd(
             watched_stage(backward_watch, "swiglu (backward pass)", out.sum().backward)
         else:
             watched_stage(backward_watch, "swiglu (backward pass)", out.backward, grad_out.to(out))
-    evidence.update(grad_gate=to_cpu(gate.grad), grad_value=to_cpu(value.grad))
+    evidence.update(grad_gate=to_cpu(gate.grad), grad_value=to_cpu(value.grad), backward_maps=backward_watch.memory.evidence(
+        "_swiglu_backward_kernel", [t for t in (grad_out, gate, value, gate.grad, value.grad) if t is not None]))
     return evidence
 
 

@@ -3,10 +3,16 @@
 Every tl.load and tl.store passes through the grader's checked memory (``triton_watch``); while a
 ``TritonWatch`` is active it hands each access's addresses here, with the program that made it. A
 ``MemoryMap`` keeps, for every tensor of at most ``MAX_ELEMENTS`` given to a launch (a view too: its
-elements are found by address), how many times each element was loaded and stored and the last program
+elements are found by address), how many times each address was loaded and stored and the last program
 that did each, and for an access outside every tensor, where it went relative to the tensor it was
-nearest. The record travels back as evidence (small integer tensors in the tensors' shapes), which the
-test's side checks and draws (``grader/kernels/maps.py``) when a test fails on where a kernel read or wrote.
+nearest. The record travels back as evidence, which the test's side checks and draws
+(``grader/kernels/maps.py``) when a test fails on where a kernel read or wrote.
+
+What is sent is drawn as is, so it is laid out here for drawing: every pointer argument's tensor, an
+untouched one too (an output nobody wrote is the mistake to see); as a grid of rows x last dimension
+in the shape the test made the tensor (the launch code hands the kernel contiguous tensors as one long
+row, which says nothing to a student who made 37 x 129); and per address, so that a broadcast view
+(stride 0) is drawn as the one row of memory all its rows share, with the reads past that row beside it.
 """
 
 from __future__ import annotations
@@ -22,21 +28,24 @@ MAX_OUTSIDE = 4096      # out-of-bounds element offsets kept per tensor
 MAX_SENT = 400_000
 
 
+def memory_grid(t: torch.Tensor) -> np.ndarray:
+    """The byte addresses of ``t``'s elements as rows (all leading dimensions) x its last dimension, a
+    dimension of stride 0 (broadcast) kept once: each distinct place in memory, as the tensor lays it out."""
+    offsets, cols = np.zeros(1, dtype=np.int64), 1
+    for size, stride in zip(t.shape, t.stride()):
+        if stride != 0:
+            offsets = (offsets[:, None] + np.arange(size, dtype=np.int64) * stride).reshape(-1)
+            cols = size
+    return (t.data_ptr() + offsets * t.element_size()).reshape(-1, cols)
+
+
 class _Tracked:
     """One tensor of one kernel: its elements' byte addresses, sorted, and what happened at each."""
 
     def __init__(self, t: torch.Tensor) -> None:
-        offsets = torch.zeros(t.shape, dtype=torch.int64)
-        for dim, (size, stride) in enumerate(zip(t.shape, t.stride())):
-            shape = [1] * t.dim()
-            shape[dim] = size
-            offsets = offsets + torch.arange(size, dtype=torch.int64).reshape(shape) * stride
-        addresses = t.data_ptr() + offsets.reshape(-1).numpy() * t.element_size()
-        # A broadcast view's elements share addresses: counts are kept per address, drawn per element.
-        self.addresses, self.element = np.unique(addresses, return_inverse=True)
-        self.shape = tuple(t.shape)
-        self.contiguous = t.is_contiguous()  # then an offset past the end is a place in the row-major grid
-        self.start, self.size = t.data_ptr(), t.element_size()
+        self.grid = memory_grid(t)  # how it is drawn unless the probe knows it in another shape
+        self.addresses = np.unique(self.grid)
+        self.shape, self.start, self.size = tuple(t.shape), t.data_ptr(), t.element_size()
         self.end = int(self.addresses[-1]) + self.size
         self.counts = {access: np.zeros(self.addresses.size, dtype=np.int32) for access in ("load", "store")}
         self.program = {access: np.full(self.addresses.size, -1, dtype=np.int32) for access in ("load", "store")}
@@ -44,6 +53,9 @@ class _Tracked:
 
     def same_tensor(self, t: torch.Tensor) -> bool:
         return self.shape == tuple(t.shape) and self.start == t.data_ptr() and self.size == t.element_size()
+
+    def same_memory(self, other: "_Tracked") -> bool:
+        return self.size == other.size and np.array_equal(self.addresses, other.addresses)
 
     def accessed(self, access: str, addresses: np.ndarray, program: int) -> None:
         where = np.searchsorted(self.addresses, addresses)
@@ -54,16 +66,41 @@ class _Tracked:
             np.add.at(self.counts[access], hits, 1)
             self.program[access][hits] = program
 
-    def evidence(self) -> dict:
-        """Per element, in the tensor's shape: counts and last program of each access that happened."""
-        kept: dict[str, object] = {"contiguous": self.contiguous}
+    def drawn_as(self, known: list[np.ndarray]) -> np.ndarray:
+        """The grid to draw: a known tensor's whose memory is this one's; else, for one dense row (how
+        the launch code flattens a contiguous tensor), a known tensor's shape of as many elements; else
+        the tensor's own."""
+        for grid in known:
+            if grid.size == self.addresses.size and np.array_equal(np.unique(grid), self.addresses):
+                return grid
+        own = self.grid
+        if own.shape[0] == 1 and _dense(own, self.start, self.size):
+            for grid in known:
+                if grid.size == own.size and grid.shape[0] > 1:
+                    return own.reshape(grid.shape)
+        return own
+
+    def evidence(self, known: list[np.ndarray]) -> dict:
+        """Counts of both accesses per element of the grid drawn (zero where none happened), the last
+        program of each access that happened, and the accesses outside the tensor."""
+        grid = self.drawn_as(known)
+        at = np.searchsorted(self.addresses, grid)  # every address of the grid is one of the tensor's
+        kept: dict[str, object] = {"contiguous": _dense(grid, self.start, self.size)}
+        if grid.size < int(np.prod(self.shape)):
+            kept["shared"] = int(np.prod(self.shape)) // grid.size  # a broadcast view: elements per address
         for access in ("load", "store"):
-            if self.counts[access].any() or self.outside[access]:
-                kept[f"{access}s"] = torch.from_numpy(self.counts[access][self.element]).reshape(self.shape)
-                kept[f"{access}_programs"] = torch.from_numpy(self.program[access][self.element]).reshape(self.shape)
+            kept[f"{access}s"] = torch.from_numpy(self.counts[access][at])
+            if self.counts[access].any():
+                kept[f"{access}_programs"] = torch.from_numpy(self.program[access][at])
             if self.outside[access]:
                 kept[f"{access}s_outside"] = torch.tensor(sorted(set(self.outside[access])), dtype=torch.int64)
         return kept
+
+
+def _dense(grid: np.ndarray, start: int, size: int) -> bool:
+    """The grid's elements lie one after another in memory, row after row: then a place outside the
+    tensor, counted in elements from its first, is a row and a column of the grid continued."""
+    return bool(grid.reshape(-1)[0] == start and np.array_equal(np.diff(grid.reshape(-1)), np.full(grid.size - 1, size)))
 
 
 class MemoryMap:
@@ -100,12 +137,25 @@ class MemoryMap:
             tracked.outside[access].extend(int(o) for o in offsets[:MAX_OUTSIDE])
             del tracked.outside[access][MAX_OUTSIDE:]
 
-    def evidence(self, kernel: str) -> dict[str, dict]:
-        """{argument: its record} for every tensor of ``kernel`` that was kept and touched."""
-        sent, budget = {}, MAX_SENT
-        for (name, arg), tracked in self.tensors.items():  # in the kernel's argument order
-            kept = tracked.evidence() if name == kernel else {}
+    def evidence(self, kernel: str, known: list[torch.Tensor] = ()) -> dict[str, dict]:
+        """{argument: its record} for every tensor of ``kernel`` that was kept, touched or not, within
+        ``MAX_SENT`` elements in the kernel's argument order. ``known``: the tensors the probe made or got
+        back, in the shapes the test made them; a kernel's tensor in the memory of one is drawn in its
+        shape. A record whose memory is an earlier argument's says so (``same_memory_as``): an output
+        handed the memory of an input, or of another output."""
+        grids = [memory_grid(t) for t in known
+                 if isinstance(t, torch.Tensor) and t.device.type == "cpu" and 0 < t.numel() <= MAX_ELEMENTS]
+        sent, budget, seen = {}, MAX_SENT, []
+        for (name, arg), tracked in self.tensors.items():
+            if name != kernel:
+                continue
+            kept = tracked.evidence(grids)
             cost = sum(t.numel() for t in kept.values() if isinstance(t, torch.Tensor))
-            if len(kept) > 1 and cost <= budget:
-                sent[arg], budget = kept, budget - cost
+            if cost > budget:
+                continue
+            twin = next((other for other, earlier in seen if earlier.same_memory(tracked)), None)
+            if twin is not None:
+                kept["same_memory_as"] = twin
+            sent[arg], budget = kept, budget - cost
+            seen.append((arg, tracked))
         return sent

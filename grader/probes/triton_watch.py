@@ -269,7 +269,8 @@ def watched_stage(watch: TritonWatch, stage: str, fn: Callable, *args, **kwargs)
         result = None
     if watch.violation is not None:
         error = CodeUnderTestError(stage, OutOfBoundsAccess(watch.violation))
-        error.evidence["map"] = watch.memory.evidence(watch.violation_kernel)  # drawn by the test (kernel_map)
+        # Drawn by the test (kernel_map), the kernel's tensors in the shapes of the arguments they came from.
+        error.evidence["map"] = watch.memory.evidence(watch.violation_kernel, [*args, *kwargs.values()])
         raise error
     return result
 
