@@ -25,7 +25,7 @@ from tests.checks import describe_mismatch, expect_shape, fail  # noqa: E402
 from tests.kernel_target import rests_on  # noqa: E402
 from tests.seam import error_fields, format_error  # noqa: E402
 from tests.swiglu_diagnosis import (check_backward, check_dtype, check_forward, expect_kernel_computes,  # noqa: E402
-                                    expect_told_on_more_elements,
+                                    expect_told_on_more_elements, KERNEL_INPUTS,
                                     LONG_ROWS, memory_map, same_as_kernel)
 from tests.swiglu_support import (draw, EMPTY_SHAPES, EXERCISE, expect_kernels_launched, expect_stand_in_followed,  # noqa: E402
                                   follows, FUNCTION, GATE_SCALE, HALF_SHAPE, KERNEL, kernel_where, LAYOUT_SHAPES,
@@ -175,7 +175,7 @@ def test_kernels_launched(target, kernels, gen, op, case, device):
             fail(f"{what} (there the kernel leaves {left} of {want.numel()} elements unwritten): the values must be"
                  " the kernel's, computed by the kernel, not by PyTorch")
         fail(f"{what} [{describe_mismatch(got, want)}]: return the tensor the kernel wrote, and launch it as the"
-             " stub's launch code does")
+             " stub's launch code does" + memory_map(evidence, op, name), cause=f"{FUNCTION[op]}: launch")
     expect_stand_in_followed(target, followed, op, FUNCTION[op], coefficients, KERNEL[op][1],
                              evidence.get("foreign_kernels"))
 
@@ -220,7 +220,8 @@ def test_inputs_unmodified(target, kernels, gen, op, layout, device):
         fail(f"{FUNCTION[op]} changed its input(s) {', '.join(evidence['inputs_changed'])} in place ({layout}"
              f" inputs): allocate new tensors for the results and store only through the output pointer(s)"
              f" ({kernel_where(target, op)}). The caller still owns its inputs: autograd saved gate and value"
-             f" for the backward, and a second backward (retain_graph=True) would read the overwritten values")
+             f" for the backward, and a second backward (retain_graph=True) would read the overwritten values"
+             + kernel_map.inputs_stored(evidence.get("maps"), KERNEL_INPUTS[op]), cause=f"{FUNCTION[op]}: inputs changed")
     if evidence["guards_touched"]:
         fail(f"{kernel_where(target, op)} wrote next to its inputs ({', '.join(evidence['guards_touched'])}):"
              " missing mask on tl.store, or a store through the wrong pointer")

@@ -18,7 +18,8 @@ from grader.probes import stand_in_backward, stand_in_forward  # noqa: E402
 from tests.checks import expect_rounded, expect_shape, fail, rounding_errors  # noqa: E402
 from tests.kernel_target import rests_on  # noqa: E402
 from tests.seam import error_fields, format_error  # noqa: E402
-from tests.swiglu_diagnosis import computes_float64_in_float32, expect_swiglu_works, kernel_verdict  # noqa: E402
+from grader.kernels import maps as kernel_map  # noqa: E402
+from tests.swiglu_diagnosis import KERNEL_INPUTS, computes_float64_in_float32, expect_swiglu_works, kernel_verdict  # noqa: E402
 from tests.swiglu_support import (backward_formula, draw, eager_backward, EXERCISE, expect_stand_in_followed,  # noqa: E402
                                   follows, GATE_SCALE, roughly, stand_in_coefficients, tolerance, unwritten_hint)
 
@@ -80,6 +81,7 @@ def check_autograd(target, evidence: dict, grad_out, gate, value, swapped: tuple
             else:
                 hint = unwritten_hint(got, want) or ("test_backward_float32 and test_backward_16bit check the kernel"
                                                      " alone; fix those first")
+        hint += kernel_map.explain(evidence.get("backward_maps"), f"{name}_ptr", KERNEL_INPUTS["backward"], elementwise=True)
         expect_rounded(got, want, f"swiglu: {name} by autograd in {gate.dtype}", hint, **tol)
 
 
