@@ -74,7 +74,21 @@ class StudentKernels(Backend):
 
 def student_kernels(config: pytest.Config, target: Target, folder: Path, spec: KernelExercise, launch_code: Path,
                     kernels_of: Callable[[dict], list[str]]) -> Target:
-    """The ``kernels`` target of a Triton suite (see the module docstring); ``folder``: an empty folder."""
+    """The ``kernels`` target of a Triton suite (see the module docstring); ``folder``: an empty folder.
+
+    One per exercise and session: a suite split over several files imports its session fixture into each,
+    which pytest then runs once per file; every file must judge the same process, started once."""
+    key = (id(config), id(target), spec.exercise)
+    if key not in _KERNEL_TARGETS:
+        _KERNEL_TARGETS[key] = _student_kernels(config, target, folder, spec, launch_code, kernels_of)
+    return _KERNEL_TARGETS[key]
+
+
+_KERNEL_TARGETS: dict[tuple[int, int, str], Target] = {}
+
+
+def _student_kernels(config: pytest.Config, target: Target, folder: Path, spec: KernelExercise, launch_code: Path,
+                     kernels_of: Callable[[dict], list[str]]) -> Target:
     name = target_name(config)
     sandboxed = name.startswith(SANDBOX_PREFIX)
     copy = folder / f"{spec.exercise}.py"
@@ -85,14 +99,21 @@ def student_kernels(config: pytest.Config, target: Target, folder: Path, spec: K
                                  assembled.student_lines, kernels_of))
 
 
+_STARTED: set[tuple[int, str, str]] = set()
+
+
 def start_side_by_side(targets: list[Target], exercise: str, task: str) -> None:
     """Start each target's process now, all at once: each start imports torch and triton (seconds), so
-    they start side by side, before the first test needs one."""
+    they start side by side, before the first test needs one. Once per session: a task's suite split
+    over several files starts them for the first file only, and the others find them running."""
     def start(backend: Target) -> None:
         backend.warm(exercise, task)
         threading.Event().wait()  # and stay: a child process dies with the thread that started it
 
     for backend in targets:
+        if (id(backend), exercise, task) in _STARTED:
+            continue
+        _STARTED.add((id(backend), exercise, task))
         threading.Thread(target=start, args=(backend,), daemon=True, name=f"start {backend.where(exercise)}").start()
 
 
