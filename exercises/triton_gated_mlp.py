@@ -121,7 +121,10 @@ def _gated_projection_kernel(
     #  - rows and cols of the tile; two accumulators of zeros in COMPUTE_DTYPE (gate and value);
     #  - a loop over K in steps of BLOCK_K: load a (BLOCK_M, BLOCK_K) tile of x and (BLOCK_K, BLOCK_N)
     #    tiles of both weights' transposes (element (k, n) is weight[n, k]), masking what lies past M, N
-    #    or K (the last step runs past K unless BLOCK_K divides it: load 0 there); accumulate with tl.dot;
+    #    or K (the last step runs past K unless BLOCK_K divides it: load 0 there); accumulate with
+    #    tl.dot(x_tile, w_tile, acc, input_precision="ieee"): on a GPU, tl.dot multiplies float32 tiles
+    #    in TF32 (10 bits of mantissa, about 1e-3 relative) unless told "ieee", far from float32's 1e-7
+    #    (the suite's interpreter does the same); 16-bit and float64 tiles ignore it;
     #  - if HAS_BIAS, add the biases to the accumulators (inside the activation: act(x Wg^T + bg));
     #  - out = _activation(gate, ACTIVATION) * value, stored once in out's dtype, masked.
     pass

@@ -9,7 +9,7 @@ import sys
 from typing import Callable
 
 import torch
-from grader.probes.triton_bf16 import bfloat16_as_on_gpu, check_triton_version
+from grader.probes.triton_bf16 import compute_as_on_gpu, check_triton_version
 from grader.probes.triton_map import MemoryMap
 from grader.probes.triton_bounds import describe_access, layout_note, nearest_tensor
 from types import ModuleType
@@ -110,7 +110,7 @@ class _TritonGuard:
             return
         interpreter.InterpretedFunction.run = self._watched(interpreter.InterpretedFunction.run)
         interpreter._interpreter = _CheckedMemory(interpreter._interpreter, self)
-        bfloat16_as_on_gpu(interpreter)
+        compute_as_on_gpu(interpreter)
 
     def _watched(self, run: Callable) -> Callable:
         guard = self
