@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from grader.tasks import TASKS
 from selfcheck.variant_checks import VariantChecks
+
+GATED_SUITES = next(task.suites for task in TASKS if task.name == "gated")
 
 pytest.importorskip("triton", reason="Triton is not installed (Linux only): the fused gated-MLP suite skips too")
 
@@ -17,5 +20,5 @@ ONLY_NAMED = frozenset({"combined_halves_swapped", "accumulates_in_16bit", "back
 
 
 class TestGatedMlpVariants(VariantChecks):
-    suite, exercise, min_wrong, min_correct = "test_triton_gated_mlp.py", "triton_gated_mlp", 8, 3
+    suite, exercise, min_wrong, min_correct = GATED_SUITES, "triton_gated_mlp", 8, 3
     only_named = ONLY_NAMED

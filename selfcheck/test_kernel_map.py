@@ -216,7 +216,7 @@ def test_a_k_mask_left_out_shows_the_load_past_the_end_of_x():
 
 
 def test_a_grid_that_rounds_down_is_shown_as_the_rows_it_skipped():
-    details = outcomes_of("test_triton_gated_mlp.py", "triton_gated_mlp", "grid_rounds_down",
+    details = outcomes_of("test_triton_gated_mlp_launch.py", "triton_gated_mlp", "grid_rounds_down",
                           ["test_kernel_does_the_work"])  # the grid is the launch code's (TODO 2)
     drawn = drawn_map(details["test_kernel_does_the_work"], "what the kernel wrote, 37 rows x 29 columns")
     # 37 rows drawn two to a line: rows 0-31 (two whole tiles of 16) written, rows 32-36 never.

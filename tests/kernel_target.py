@@ -24,7 +24,7 @@ import pytest
 import torch
 
 from grader.backend import Backend
-from grader.kernels.source import KernelExercise, assemble_file
+from grader.kernels.source import KernelExercise, assemble_file, unwritten_kernels
 from tests.checks import Verdict
 from tests.seam import SANDBOX_PREFIX, Target, exercise_file, make_backend, target_name
 
@@ -85,6 +85,16 @@ def student_kernels(config: pytest.Config, target: Target, folder: Path, spec: K
                                  assembled.student_lines, kernels_of))
 
 
+def own_file_kernels(config: pytest.Config, target: Target, spec: KernelExercise,
+                     kernels_of: Callable[[dict], list[str]]) -> Target:
+    """The ``kernels`` target where there is no trusted launch code (the release's gated exercise): the
+    student's own file, but a kernel still the stub's is told as its own TODO, before the launch code's."""
+    display = target.where(spec.exercise)
+    problems = unwritten_kernels(exercise_file(target_name(config).removeprefix(SANDBOX_PREFIX), spec.exercise),
+                                 display, spec)
+    return Target(StudentKernels(display, problems, target.backend, None, 0, kernels_of))
+
+
 def start_side_by_side(targets: list[Target], exercise: str, task: str) -> None:
     """Start each target's process now, all at once: each start imports torch and triton (seconds), so
     they start side by side, before the first test needs one."""
@@ -110,6 +120,15 @@ def verdict_data(what: str) -> torch.Generator:
     return torch.Generator().manual_seed((_SESSION["seed"] * 1_000_003 + zlib.crc32(what.encode())) % 2**63)
 
 
+def premise_alone(premise: Callable[[dict], None], arguments: dict) -> None:
+    """``premise(arguments)``; where it fails, its failure is raised without the test's own chained to it:
+    the student reads the test to fix first, not a second guess at the cause before it."""
+    try:
+        premise(arguments)
+    except Verdict as waiting:
+        raise waiting from None
+
+
 def rests_on(premise: Callable[[dict], None], counts_once: bool = True) -> Callable:
     """For a test whose property rests on another's: ``premise(arguments)`` fails, as waiting on that other
     test, where it does not hold (the kernels do not compute yet). It is checked when the test fails on
@@ -125,10 +144,10 @@ def rests_on(premise: Callable[[dict], None], counts_once: bool = True) -> Calla
                 test(**arguments)
             except Verdict as failure:
                 if failure.fields["kind"] == "failed":
-                    premise(arguments)
+                    premise_alone(premise, arguments)
                 raise
             except Exception:  # the suite met what it did not expect (NaN where a value belongs): premise first
-                premise(arguments)
+                premise_alone(premise, arguments)
                 raise
             if counts_once:
                 premise(arguments)
