@@ -142,7 +142,9 @@ def gated_projection(x: torch.Tensor, gate_weight: torch.Tensor, value_weight: t
     # (M, N) output in x's dtype, launch _gated_projection_kernel on a grid of (cdiv(M, BLOCK_M),
     # cdiv(N, BLOCK_N)) programs (nothing to launch when M or N is 0), with every stride, HAS_BIAS, the
     # activation, COMPUTE_DTYPES.get(x.dtype, tl.float32) and the block sizes; return it as (..., N).
-    # Without biases, pass any tensor for the bias pointers: HAS_BIAS=False means they are never read.
+    # The kernel reads each bias one element apart: pass gate_bias.contiguous() (a view of a contiguous
+    # tensor already is: no copy). Without biases, pass any tensor for the bias pointers: HAS_BIAS=False
+    # means they are never read.
     raise NotImplementedError("gated_projection: TODO 2 in exercises/triton_gated_mlp.py")
 
 # ------------------------------------------------------------------------------------------ TODO 3

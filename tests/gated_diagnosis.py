@@ -179,6 +179,26 @@ def activation_off(got: torch.Tensor, case: dict, activation: str) -> bool:
     return ordered.diff().abs().mean().item() < 0.3 * (ordered - ordered.mean()).abs().mean().item()
 
 
+def read_as_contiguous(got: torch.Tensor, case: dict, activation: str, operand: str, layout: str) -> bool:
+    """Whether ``got`` is what a kernel computes that reads ``operand`` ("x" or "weights"), laid out in
+    ``layout``, as contiguous rows: a transposed view's memory row by row, or, strided, the NaN the
+    probe keeps between its elements (the kernel under test computes on contiguous tensors: the premise)."""
+    if layout == "strided":
+        return bool(torch.isnan(got).any())
+    x, wg, wv, bg, bv = _parts(case)
+
+    def memory_as_rows(t: torch.Tensor) -> torch.Tensor:
+        return t.T.contiguous().reshape(t.shape)
+
+    if operand == "x":
+        x = memory_as_rows(x)
+    else:
+        wg, wv = memory_as_rows(wg), memory_as_rows(wv)
+    candidate = _epilogue(activation, x @ wg.T + bg, x @ wv.T + bv)
+    got = got.double().reshape(candidate.shape)
+    return bool(torch.allclose(got, candidate, rtol=NAMED_RTOL, atol=NAMED_RTOL * candidate.abs().max().item()))
+
+
 def likely_mistake(got: torch.Tensor, case: dict, activation: str, todo: str = "TODO 1",
                    rtol: float = 0.0) -> tuple[str, str]:
     """(cause, hint): the named mistake ``got`` matches (each to its own precision, or ``rtol`` where the

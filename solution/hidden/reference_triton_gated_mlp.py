@@ -176,7 +176,9 @@ def gated_projection(x: torch.Tensor, gate_weight: torch.Tensor, value_weight: t
     # stub: # (M, N) output in x's dtype, launch _gated_projection_kernel on a grid of (cdiv(M, BLOCK_M),
     # stub: # cdiv(N, BLOCK_N)) programs (nothing to launch when M or N is 0), with every stride, HAS_BIAS, the
     # stub: # activation, COMPUTE_DTYPES.get(x.dtype, tl.float32) and the block sizes; return it as (..., N).
-    # stub: # Without biases, pass any tensor for the bias pointers: HAS_BIAS=False means they are never read.
+    # stub: # The kernel reads each bias one element apart: pass gate_bias.contiguous() (a view of a contiguous
+    # stub: # tensor already is: no copy). Without biases, pass any tensor for the bias pointers: HAS_BIAS=False
+    # stub: # means they are never read.
     # stub: raise NotImplementedError("gated_projection: TODO 2 in exercises/triton_gated_mlp.py")
     rows = x.reshape(-1, x.shape[-1])  # a view where it can be one; its strides go to the kernel as they are
     m, k = rows.shape
@@ -187,7 +189,9 @@ def gated_projection(x: torch.Tensor, gate_weight: torch.Tensor, value_weight: t
         grid = (triton.cdiv(m, BLOCK_M), triton.cdiv(n, BLOCK_N))
         _gated_projection_kernel[grid](
             rows, gate_weight, value_weight,
-            gate_bias if has_bias else gate_weight, value_bias if has_bias else value_weight, out,
+            # the kernel reads each bias one element apart: contiguous (a copy only where it is not already)
+            gate_bias.contiguous() if has_bias else gate_weight, value_bias.contiguous() if has_bias else value_weight,
+            out,
             m, n, k,
             rows.stride(0), rows.stride(1),
             gate_weight.stride(0), gate_weight.stride(1),
