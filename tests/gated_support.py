@@ -31,7 +31,7 @@ from grader.probes import stand_in_gated
 from grader.probes.activations import ACTIVATIONS as BY_NAME
 from tests.checks import describe_mismatch, fail
 from tests.gated_diagnosis import likely_mistake
-from tests.kernel_target import own_file_kernels, start_side_by_side, student_kernels, verdict_data
+from tests.kernel_target import own_file_kernels, rests_on, start_side_by_side, student_kernels, verdict_data
 from tests.seam import Target, error_fields, format_error
 
 EXERCISE = "triton_gated_mlp"
@@ -41,6 +41,12 @@ KERNEL = "_gated_projection_kernel"
 FLOAT32_RTOL = 2.0**-16  # float32 accumulation over 45 products: a few ulp of the largest sum
 WIDE_HIDDEN = 509  # 16 bits: 32 steps of the K loop, so that summing in 16 bits shows against eager's 4 roundings
 KERNEL_INPUTS = ["x_ptr", "gate_weight_ptr", "value_weight_ptr"]
+
+
+def waits_on(premise, counts_once: bool = True):
+    """``rests_on`` for the gated suites: a failing premise is told alone, never after a guess at the
+    test's own cause (a precision test blaming 16-bit sums, dropout blamed for a kernel's NaN)."""
+    return rests_on(premise, counts_once, alone=True)
 
 
 @pytest.fixture(scope="session")

@@ -129,14 +129,17 @@ def premise_alone(premise: Callable[[dict], None], arguments: dict) -> None:
         raise waiting from None
 
 
-def rests_on(premise: Callable[[dict], None], counts_once: bool = True) -> Callable:
+def rests_on(premise: Callable[[dict], None], counts_once: bool = True, alone: bool = False) -> Callable:
     """For a test whose property rests on another's: ``premise(arguments)`` fails, as waiting on that other
     test, where it does not hold (the kernels do not compute yet). It is checked when the test fails on
     its own: a failure whose premise fails elsewhere says which test to fix first, never a second guess
     at its cause (one cause, one diagnosis); a stub, a missing file or a task out of time is still told
     as such. ``counts_once``: checked after the test passes too, for evidence from the student's own
     process (the wiring, autograd, the block), which counts only once the kernels compute; without it
-    (the kernels' own tests in other dtypes and layouts) a passing test keeps its points."""
+    (the kernels' own tests in other dtypes and layouts) a passing test keeps its points. ``alone``: a
+    failing premise is told alone (``premise_alone``), not after the test's own failure, chained."""
+    check = functools.partial(premise_alone, premise) if alone else premise
+
     def wrap(test: Callable) -> Callable:
         @functools.wraps(test)
         def run(**arguments) -> None:
@@ -144,10 +147,10 @@ def rests_on(premise: Callable[[dict], None], counts_once: bool = True) -> Calla
                 test(**arguments)
             except Verdict as failure:
                 if failure.fields["kind"] == "failed":
-                    premise_alone(premise, arguments)
+                    check(arguments)
                 raise
             except Exception:  # the suite met what it did not expect (NaN where a value belongs): premise first
-                premise_alone(premise, arguments)
+                check(arguments)
                 raise
             if counts_once:
                 premise(arguments)

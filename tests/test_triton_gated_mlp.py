@@ -23,8 +23,7 @@ import torch.nn.functional as F  # noqa: E402
 from tests.checks import fail  # noqa: E402
 from tests.gated_diagnosis import likely_mistake, read_as_contiguous  # noqa: E402
 from tests.gated_support import (ACTIVATIONS, expect_float64, expect_formula, expect_kernel_computes,  # noqa: E402
-                                 FLOAT32_RTOL, formula, inputs, KERNEL, project, WIDE_HIDDEN)
-from tests.kernel_target import rests_on  # noqa: E402
+                                 FLOAT32_RTOL, formula, inputs, KERNEL, project, waits_on, WIDE_HIDDEN)
 
 pytestmark = pytest.mark.gated
 
@@ -41,7 +40,7 @@ def test_forward_float32(kernels, gen, activation):
 
 
 @pytest.mark.points(1)
-@rests_on(lambda a: expect_kernel_computes(a["kernels"], "gated_projection in float64"), counts_once=False)
+@waits_on(lambda a: expect_kernel_computes(a["kernels"], "gated_projection in float64"), counts_once=False)
 def test_forward_float64(kernels, gen):
     case = inputs(gen, torch.float64)
     expect_float64(project(kernels, case, "gelu")["out"], case, "gelu", "gated_projection in float64 (TODO 1-2)")
@@ -49,7 +48,7 @@ def test_forward_float64(kernels, gen):
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bfloat16", "float16"])
-@rests_on(lambda a: expect_kernel_computes(a["kernels"], "gated_projection in 16 bits"), counts_once=False)
+@waits_on(lambda a: expect_kernel_computes(a["kernels"], "gated_projection in 16 bits"), counts_once=False)
 def test_forward_16bit(kernels, gen, dtype):
     case = inputs(gen, dtype, hidden=WIDE_HIDDEN)
     got = project(kernels, case, "silu")["out"]
@@ -86,7 +85,7 @@ def expect_strides_used(got: torch.Tensor, case: dict, activation: str, operand:
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("layout", ["transposed", "strided"])
-@rests_on(lambda a: expect_kernel_computes(a["kernels"], "gated_projection on a strided x"), counts_once=False)
+@waits_on(lambda a: expect_kernel_computes(a["kernels"], "gated_projection on a strided x"), counts_once=False)
 def test_forward_noncontiguous_x(kernels, gen, layout):
     case = inputs(gen)
     got = project(kernels, case, "silu", layout=layout)["out"]
@@ -97,7 +96,7 @@ def test_forward_noncontiguous_x(kernels, gen, layout):
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("layout", ["transposed", "strided"])
-@rests_on(lambda a: expect_kernel_computes(a["kernels"], "gated_projection on strided weights"), counts_once=False)
+@waits_on(lambda a: expect_kernel_computes(a["kernels"], "gated_projection on strided weights"), counts_once=False)
 def test_forward_noncontiguous_weights(kernels, gen, layout):
     """Weights as views (a transposed copy's .T, every other column; the biases stay contiguous): the
     kernel reads each weight through its own two strides, never as rows HIDDEN elements apart."""
@@ -110,7 +109,7 @@ def test_forward_noncontiguous_weights(kernels, gen, layout):
 
 
 @pytest.mark.points(1)
-@rests_on(lambda a: expect_kernel_computes(a["kernels"], "gated_projection without biases"), counts_once=False)
+@waits_on(lambda a: expect_kernel_computes(a["kernels"], "gated_projection without biases"), counts_once=False)
 def test_forward_without_bias(kernels, gen):
     case = inputs(gen, bias=False)
     evidence = project(kernels, case, "relu")

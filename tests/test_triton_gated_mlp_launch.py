@@ -14,8 +14,7 @@ pytest.importorskip(
 from tests.checks import fail  # noqa: E402
 from tests.gated_support import (check_launch, check_launch_float64, expect_follows_stand_in, expect_formula,  # noqa: E402
                                  expect_kernel_computes, expect_kernel_takes_weight_strides, expect_launch_works,
-                                 FLOAT32_RTOL, HIDDEN, INTERMEDIATE, inputs, KERNEL, project)
-from tests.kernel_target import rests_on  # noqa: E402
+                                 FLOAT32_RTOL, HIDDEN, INTERMEDIATE, inputs, KERNEL, project, waits_on)
 
 pytestmark = pytest.mark.gated
 
@@ -23,7 +22,7 @@ from tests.gated_support import kernels, start_both_processes  # noqa: E402,F401
 
 
 @pytest.mark.points(1)
-@rests_on(lambda a: expect_kernel_computes(a["kernels"], "gated_projection runs"))
+@waits_on(lambda a: expect_kernel_computes(a["kernels"], "gated_projection runs"))
 def test_kernel_does_the_work(target, kernels, gen):
     evidence = check_launch(target, gen)
     check_launch_float64(target, gen)
@@ -35,7 +34,7 @@ def test_kernel_does_the_work(target, kernels, gen):
 
 
 @pytest.mark.points(1)
-@rests_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection on a 3-d x"))
+@waits_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection on a 3-d x"))
 def test_forward_3d_input(target, kernels, gen):
     case = inputs(gen, tokens=2 * 3 * 5)
     case["x"] = case["x"].reshape(2, 15, HIDDEN)
@@ -50,7 +49,7 @@ def test_forward_3d_input(target, kernels, gen):
 
 
 @pytest.mark.points(1)
-@rests_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection runs"))
+@waits_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection runs"))
 def test_no_tokens(target, kernels, gen):
     case = inputs(gen, tokens=0)
     got = project(target, case, "silu")["out"]
@@ -62,7 +61,7 @@ def test_no_tokens(target, kernels, gen):
 # ------------------------------------------------------------------------- the combined weight
 
 @pytest.mark.points(2)
-@rests_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection_combined runs"))
+@waits_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection_combined runs"))
 def test_combined_weight(target, kernels, gen):
     case = inputs(gen)
     got = project(target, case, "silu", combined=True)["out"]
@@ -101,7 +100,7 @@ def combined_views_premise(arguments: dict) -> None:
 
 
 @pytest.mark.points(1)
-@rests_on(combined_views_premise)
+@waits_on(combined_views_premise)
 def test_combined_weight_not_copied(target, kernels, gen):
     """The combined weight a transposed tensor's .T (its bias contiguous: the kernel takes no bias stride): the halves are views
     of them, offsets and strides, and the kernel gets those views, not copies."""

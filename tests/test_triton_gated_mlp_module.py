@@ -20,8 +20,7 @@ from grader.probes import stand_in_gated  # noqa: E402
 from tests.checks import describe_mismatch, fail  # noqa: E402
 from tests.gated_support import (check_launch_float64, EXERCISE, expect_kernel_computes_float64,  # noqa: E402
                                  expect_launch_works, HIDDEN, INTERMEDIATE, KERNEL, stand_in_coefficients,
-                                 stand_in_words, torch_activation)
-from tests.kernel_target import rests_on  # noqa: E402
+                                 stand_in_words, torch_activation, waits_on)
 from tests.seam import error_fields, format_error  # noqa: E402
 
 pytestmark = pytest.mark.gated
@@ -93,7 +92,7 @@ def own_projection(target, weights: dict, x: torch.Tensor, activation: str) -> t
 
 @pytest.mark.points(2)
 @pytest.mark.parametrize("activation", ["silu", "gelu"])
-@rests_on(block_premise("FusedGatedMLP(activation={activation!r}) runs"))
+@waits_on(block_premise("FusedGatedMLP(activation={activation!r}) runs"))
 def test_block_matches_glu(target, kernels, gen, activation):
     evidence, weights, x, grad_out = module_run(target, gen, activation)
     hidden = own_projection(target, weights, x, activation)
@@ -126,7 +125,7 @@ def test_block_matches_glu(target, kernels, gen, activation):
 
 
 @pytest.mark.points(2)
-@rests_on(block_premise("FusedGatedMLP's backward runs"))
+@waits_on(block_premise("FusedGatedMLP's backward runs"))
 def test_block_gradients(target, kernels, gen):
     evidence, weights, x, grad_out = module_run(target, gen, "gelu")
     leaves = {k: v.clone().requires_grad_(True) for k, v in weights.items()}
@@ -152,7 +151,7 @@ def test_block_gradients(target, kernels, gen):
 
 
 @pytest.mark.points(1)
-@rests_on(block_premise("FusedGatedMLP runs in training"))
+@waits_on(block_premise("FusedGatedMLP runs in training"))
 def test_block_dropout(target, kernels, gen):
     evidence, *_ = module_run(target, gen, "silu", dropout=0.5, train=True)
     zeros = (evidence["out"] == 0).double().mean().item()
