@@ -49,15 +49,22 @@ def waits_on(premise, counts_once: bool = True):
     return rests_on(premise, counts_once, alone=True)
 
 
+_made: dict[str, Target] = {}  # the kernels target, made once for the three suite files
+
+
 @pytest.fixture(scope="session")
 def kernels(pytestconfig, target, tmp_path_factory) -> Target:
     """The student's kernel alone, under the reference's launch code; in the student release, which has
-    no reference, the student's own file (tests/kernel_target.py)."""
-    launch_code = reference_file(EXERCISE)
-    if not launch_code.is_file():
-        return own_file_kernels(pytestconfig, target, GATED, lambda kwargs: [KERNEL])
-    return student_kernels(pytestconfig, target, tmp_path_factory.mktemp("gated_kernels"), GATED, launch_code,
-                           lambda kwargs: [KERNEL])
+    no reference, the student's own file (tests/kernel_target.py). Each suite file that imports this
+    fixture has an instance of its own (pytest keys a fixture by where it is found): one process, not
+    one per file, serves them all."""
+    if "kernels" not in _made:
+        launch_code = reference_file(EXERCISE)
+        _made["kernels"] = (own_file_kernels(pytestconfig, target, GATED, lambda kwargs: [KERNEL])
+                            if not launch_code.is_file() else
+                            student_kernels(pytestconfig, target, tmp_path_factory.mktemp("gated_kernels"), GATED,
+                                            launch_code, lambda kwargs: [KERNEL]))
+    return _made["kernels"]
 
 
 @pytest.fixture(scope="module", autouse=True)
