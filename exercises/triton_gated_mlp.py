@@ -121,7 +121,10 @@ def _gated_projection_kernel(
     #  - rows and cols of the tile; two accumulators of zeros in COMPUTE_DTYPE (gate and value);
     #  - a loop over K in steps of BLOCK_K: load a (BLOCK_M, BLOCK_K) tile of x and (BLOCK_K, BLOCK_N)
     #    tiles of both weights' transposes (element (k, n) is weight[n, k]), masking what lies past M, N
-    #    or K (the last step runs past K unless BLOCK_K divides it: load 0 there); accumulate with tl.dot;
+    #    or K (the last step runs past K unless BLOCK_K divides it: load 0 there); accumulate with
+    #    tl.dot(x_tile, w_tile, acc, input_precision="ieee"): on a GPU, tl.dot multiplies float32 tiles
+    #    in TF32 (10 bits of mantissa, about 1e-3 relative) unless told "ieee", far from float32's 1e-7
+    #    (the suite's interpreter does the same); 16-bit and float64 tiles ignore it;
     #  - if HAS_BIAS, add the biases to the accumulators (inside the activation: act(x Wg^T + bg));
     #  - out = _activation(gate, ACTIVATION) * value, stored once in out's dtype, masked.
     pass
@@ -139,7 +142,9 @@ def gated_projection(x: torch.Tensor, gate_weight: torch.Tensor, value_weight: t
     # (M, N) output in x's dtype, launch _gated_projection_kernel on a grid of (cdiv(M, BLOCK_M),
     # cdiv(N, BLOCK_N)) programs (nothing to launch when M or N is 0), with every stride, HAS_BIAS, the
     # activation, COMPUTE_DTYPES.get(x.dtype, tl.float32) and the block sizes; return it as (..., N).
-    # Without biases, pass any tensor for the bias pointers: HAS_BIAS=False means they are never read.
+    # The kernel reads each bias one element apart: pass gate_bias.contiguous() (a view of a contiguous
+    # tensor already is: no copy). Without biases, pass any tensor for the bias pointers: HAS_BIAS=False
+    # means they are never read.
     raise NotImplementedError("gated_projection: TODO 2 in exercises/triton_gated_mlp.py")
 
 # ------------------------------------------------------------------------------------------ TODO 3

@@ -27,7 +27,8 @@ TASKS = (
     Task("swiglu", "SwiGLU", "triton_swiglu",
          ("test_triton_swiglu.py", "test_triton_swiglu_autograd.py", "test_triton_swiglu_block.py"), triton=True),
     Task("cost", "Cost", "mlp_cost", ("test_cost.py",)),
-    Task("gated", "Fused gated MLP", "triton_gated_mlp", ("test_triton_gated_mlp.py",), triton=True),
+    Task("gated", "Fused gated MLP", "triton_gated_mlp",
+         ("test_triton_gated_mlp.py", "test_triton_gated_mlp_launch.py", "test_triton_gated_mlp_module.py"), triton=True),
 )
 TASK_NAMES = tuple(task.name for task in TASKS)
 TASK_TITLES = {task.name: task.title for task in TASKS}

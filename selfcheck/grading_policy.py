@@ -19,6 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from grader.tasks import TASKS as TASK_LIST
 from selfcheck.harness import REPO, VARIANTS, Outcome, parallel, run_variant
 from selfcheck.variant_checks import FAST
 from tests.conftest import TASKS
@@ -26,7 +27,8 @@ from tests.conftest import TASKS
 POLICY_FILE = REPO / "docs" / "grading.md"
 START, END = "<!-- policy table: start (python -m selfcheck.grading_policy --write) -->", "<!-- policy table: end -->"
 
-# suite -> (exercise, the panel's variants in selfcheck/variants/<exercise>/)
+# suite -> (exercise, the panel's variants in selfcheck/variants/<exercise>/); a task split into several
+# suite files is named by its first (``suite_files`` gives them all)
 PANEL = {
     "test_mlp.py": ("mlp_block", [
         "activation_hardcoded_gelu", "glu_silu_hard_coded", "default_activation_relu", "default_activation_tanh_gelu",
@@ -46,11 +48,17 @@ PANEL = {
 }
 
 
+def suite_files(suite: str) -> tuple[str, ...]:
+    """The suite files a panel named by ``suite`` runs: its task's, where ``suite`` is the first of several."""
+    return next((task.suites for task in TASK_LIST if task.suites[0] == suite), (suite,))
+
+
 def graded_points(suite: str) -> dict[str, tuple[str, int]]:
     """Each test of ``suite`` (its id as in a report) -> (task, points), from the grader's own plugin."""
     with tempfile.TemporaryDirectory() as tmp:
         records = Path(tmp) / "collected.jsonl"
-        subprocess.run([sys.executable, "-m", "pytest", f"tests/{suite}", "--collect-only", "-q", "-p", "grader.plugin",
+        subprocess.run([sys.executable, "-m", "pytest", *(f"tests/{name}" for name in suite_files(suite)),
+                        "--collect-only", "-q", "-p", "grader.plugin",
                         "--grader-results", str(records), "-p", "no:cacheprovider"],
                        cwd=REPO, capture_output=True, text=True, check=False, timeout=300)
         lines = [json.loads(line) for line in records.read_text().splitlines()] if records.exists() else []
@@ -74,7 +82,8 @@ def grade_panel(suite: str, seed: int | None = None) -> dict[str, dict[str, int]
     exercise, names = PANEL[suite]
     points = graded_points(suite)
     extra = [f"--seed={seed}"] if seed is not None else []
-    calls = {name: (lambda name=name: run_variant(suite, exercise, VARIANTS / exercise / f"{name}.py", *extra, **FAST))
+    calls = {name: (lambda name=name: run_variant(suite_files(suite), exercise, VARIANTS / exercise / f"{name}.py",
+                                                  *extra, **FAST))
              for name in names}
     with parallel(calls) as futures:
         return {name: points_lost(points, futures[name].result()[1]) for name in names}
@@ -93,7 +102,7 @@ def table() -> str:
         tasks = [task for task in TASKS if any(t == task for t, _ in points.values())]
         totals = {t: sum(p for task, p in points.values() if task == t) for t in tasks}
         lost = grade_panel(suite)
-        rows.append(f"\n`tests/{suite}` (`exercises/{exercise}.py`)\n")
+        rows.append(f"\n{', '.join(f'`tests/{name}`' for name in suite_files(suite))} (`exercises/{exercise}.py`)\n")
         rows.append("| mistake | variant | " + " | ".join(f"{t} (of {totals[t]})" for t in tasks) + " |")
         rows.append("|---|---|" + "---:|" * len(tasks))
         for name in names:

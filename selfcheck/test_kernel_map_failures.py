@@ -74,13 +74,13 @@ def test_a_k_loop_that_stops_short_shows_the_columns_of_x_never_read():
 
 def test_a_k_mask_left_out_shows_the_load_past_the_end_of_x():
     details = outcomes_of("test_triton_gated_mlp.py", "triton_gated_mlp", "k_mask_missing",
-                          ["test_forward_without_bias"])
-    drawn = drawn_map(details["test_forward_without_bias"], "x_ptr: what the kernel read, 37 rows x 45 columns")
+                          ["test_forward_float32[silu]"])  # the tests after it wait on it, told without its map
+    drawn = drawn_map(details["test_forward_float32[silu]"], "x_ptr: what the kernel read, 37 rows x 45 columns")
     assert drawn[-1] == "!!!" + " " * 42 + " <- past the end", drawn
 
 
 def test_a_grid_that_rounds_down_is_shown_as_the_rows_it_skipped():
-    details = outcomes_of("test_triton_gated_mlp.py", "triton_gated_mlp", "grid_rounds_down",
+    details = outcomes_of("test_triton_gated_mlp_launch.py", "triton_gated_mlp", "grid_rounds_down",
                           ["test_kernel_does_the_work"])  # the grid is the launch code's (TODO 2)
     drawn = drawn_map(details["test_kernel_does_the_work"], "what the kernel wrote, 37 rows x 29 columns")
     # 37 rows drawn two to a line: rows 0-31 (two whole tiles of 16) written, rows 32-36 never.

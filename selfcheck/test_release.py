@@ -122,6 +122,15 @@ def test_stubs_fail_one_line_each_naming_the_todo(made):
         assert "\n" not in outcome.message.strip(), outcome.message
 
 
+def test_gated_kernel_tests_name_the_empty_kernel_first(made):
+    """In the release the gated kernel tests run the student's own file (no trusted launch code there): on
+    the stub they name the empty kernel, TODO 1, not the launch code the file would reach first (TODO 2)."""
+    code, outcomes = pytest_in(made, "tests/test_triton_gated_mlp.py")
+    assert code == 1 and outcomes
+    for test_id, outcome in outcomes.items():
+        assert "_gated_projection_kernel: TODO 1" in outcome.message, f"{test_id}: {outcome.message}"
+
+
 def test_reference_copied_in_passes_every_suite(made, tmp_path):
     folder = copy_release(made, tmp_path / "student", reference_sources())
     # The SwiGLU suite too: its kernel tests take their launch code from the stub as handed out.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from selfcheck.grading_policy import PANEL, grade_panel, points_lost, graded_points, written_rows
+from selfcheck.grading_policy import PANEL, grade_panel, points_lost, graded_points, suite_files, written_rows
 from selfcheck.harness import VARIANTS, parallel, run_variant
 from selfcheck.variant_checks import FAST, WORKERS
 
@@ -24,7 +24,7 @@ def under_seeds(suite: str, seeds) -> dict:
     """(variant, seed) -> its run, for every variant of ``suite``'s panel under every seed."""
     exercise, names = PANEL[suite]
     calls = {(name, seed): (lambda name=name, seed=seed: run_variant(
-        suite, exercise, VARIANTS / exercise / f"{name}.py", f"--seed={seed}", **FAST))
+        suite_files(suite), exercise, VARIANTS / exercise / f"{name}.py", f"--seed={seed}", **FAST))
         for name in names for seed in seeds}
     with parallel(calls, WORKERS) as futures:
         return {key: future.result() for key, future in futures.items()}

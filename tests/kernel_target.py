@@ -24,7 +24,7 @@ import pytest
 import torch
 
 from grader.backend import Backend
-from grader.kernels.source import KernelExercise, assemble_file
+from grader.kernels.source import KernelExercise, assemble_file, unwritten_kernels
 from tests.checks import Verdict
 from tests.seam import SANDBOX_PREFIX, Target, exercise_file, make_backend, target_name
 
@@ -99,6 +99,16 @@ def _student_kernels(config: pytest.Config, target: Target, folder: Path, spec: 
                                  assembled.student_lines, kernels_of))
 
 
+def own_file_kernels(config: pytest.Config, target: Target, spec: KernelExercise,
+                     kernels_of: Callable[[dict], list[str]]) -> Target:
+    """The ``kernels`` target where there is no trusted launch code (the release's gated exercise): the
+    student's own file, but a kernel still the stub's is told as its own TODO, before the launch code's."""
+    display = target.where(spec.exercise)
+    problems = unwritten_kernels(exercise_file(target_name(config).removeprefix(SANDBOX_PREFIX), spec.exercise),
+                                 display, spec)
+    return Target(StudentKernels(display, problems, target.backend, None, 0, kernels_of))
+
+
 _STARTED: set[tuple[int, str, str]] = set()
 
 
@@ -131,14 +141,26 @@ def verdict_data(what: str) -> torch.Generator:
     return torch.Generator().manual_seed((_SESSION["seed"] * 1_000_003 + zlib.crc32(what.encode())) % 2**63)
 
 
-def rests_on(premise: Callable[[dict], None], counts_once: bool = True) -> Callable:
+def premise_alone(premise: Callable[[dict], None], arguments: dict) -> None:
+    """``premise(arguments)``; where it fails, its failure is raised without the test's own chained to it:
+    the student reads the test to fix first, not a second guess at the cause before it."""
+    try:
+        premise(arguments)
+    except Verdict as waiting:
+        raise waiting from None
+
+
+def rests_on(premise: Callable[[dict], None], counts_once: bool = True, alone: bool = False) -> Callable:
     """For a test whose property rests on another's: ``premise(arguments)`` fails, as waiting on that other
     test, where it does not hold (the kernels do not compute yet). It is checked when the test fails on
     its own: a failure whose premise fails elsewhere says which test to fix first, never a second guess
     at its cause (one cause, one diagnosis); a stub, a missing file or a task out of time is still told
     as such. ``counts_once``: checked after the test passes too, for evidence from the student's own
     process (the wiring, autograd, the block), which counts only once the kernels compute; without it
-    (the kernels' own tests in other dtypes and layouts) a passing test keeps its points."""
+    (the kernels' own tests in other dtypes and layouts) a passing test keeps its points. ``alone``: a
+    failing premise is told alone (``premise_alone``), not after the test's own failure, chained."""
+    check = functools.partial(premise_alone, premise) if alone else premise
+
     def wrap(test: Callable) -> Callable:
         @functools.wraps(test)
         def run(**arguments) -> None:
@@ -146,10 +168,10 @@ def rests_on(premise: Callable[[dict], None], counts_once: bool = True) -> Calla
                 test(**arguments)
             except Verdict as failure:
                 if failure.fields["kind"] == "failed":
-                    premise(arguments)
+                    check(arguments)
                 raise
             except Exception:  # the suite met what it did not expect (NaN where a value belongs): premise first
-                premise(arguments)
+                check(arguments)
                 raise
             if counts_once:
                 premise(arguments)

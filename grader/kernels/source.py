@@ -213,7 +213,7 @@ def assemble(student: str, reference: str, display: str, spec: KernelExercise = 
                 raise KernelSourceError(f"{display} defines no @triton.jit function {name}: write it ({todo}) with"
                                         " the signature the stub gives; the tests launch it with the stub's launch code")
             if _is_empty(node):
-                raise KernelSourceError(f"{name}: {todo} in {display} (its body is still empty)", not_implemented=True)
+                raise _unwritten(name, todo, display)
             problem = _signature_problem(node, ref_functions[name], display, todo)
             if problem is not None:
                 raise problem
@@ -253,6 +253,23 @@ def assemble(student: str, reference: str, display: str, spec: KernelExercise = 
     source = "\n".join(kernels) + "\n\n" + launch
     check_assembled(source, HEADER, kept, launch)
     return Assembled(source, problems, len(kernels))
+
+
+def _unwritten(name: str, todo: str, display: str) -> KernelSourceError:
+    return KernelSourceError(f"{name}: {todo} in {display} (its body is still empty)", not_implemented=True)
+
+
+def unwritten_kernels(student: Path, display: str, spec: KernelExercise) -> dict[str, KernelSourceError]:
+    """The kernels of ``spec`` whose body in ``student`` is still the stub's (empty), each as its TODO. Where
+    there is no trusted launch code to put the kernels into (the release's gated exercise), the kernel tests
+    run the student's own file, whose launch code (a later TODO) would otherwise be reported first."""
+    try:
+        tree = ast.parse(student.read_text())
+    except (OSError, ValueError, SyntaxError, RecursionError, MemoryError):
+        return {}  # importing the file says what is wrong with it
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    return {name: _unwritten(name, todo, display) for name, todo in spec.kernels.items()
+            if name in functions and _is_empty(functions[name])}
 
 
 def _too_deep(name: str, todo: str, display: str) -> KernelSourceError:

@@ -11,31 +11,49 @@ from grader.probes.swiglu import describe_result, NaNForFreshMemory, place_in_la
 from grader.probes.triton_watch import TritonWatch, check_triton_ready, exercise_function, watched_stage
 
 
+# The kernel's tensors by argument, their dimensions named as a GEMM's: an out-of-bounds access is told
+# as the one of M (tokens), N (intermediate) and K (hidden) that its tile ran past.
+GEMM_DIMS = {"x_ptr": ("M", "K"), "gate_weight_ptr": ("N", "K"), "value_weight_ptr": ("N", "K"),
+             "gate_bias_ptr": ("N",), "value_bias_ptr": ("N",), "out_ptr": ("M", "N")}
+WEIGHT_ARGS = ("gate_weight_ptr", "value_weight_ptr", "gate_bias_ptr", "value_bias_ptr")
+
+
 @probe
 def gated_projection_run(module: ModuleType, x: torch.Tensor, gate_weight: torch.Tensor, value_weight: torch.Tensor,
                          gate_bias: torch.Tensor | None = None, value_bias: torch.Tensor | None = None,
-                         activation: str = "silu", layout: str = "contiguous", combined: bool = False,
-                         device: str = "cpu") -> dict:
-    """gated_projection(x, ...) on ``x`` built here in ``layout``; with ``combined``,
-    gated_projection_combined(x, cat(weights), cat(biases)) instead."""
+                         activation: str = "silu", layout: str = "contiguous", weight_layout: str = "contiguous",
+                         combined: bool = False, device: str = "cpu") -> dict:
+    """gated_projection(x, ...) on ``x`` built here in ``layout`` and the weights in ``weight_layout``
+    (the biases contiguous: the kernel takes no stride for them); with ``combined``,
+    gated_projection_combined(x, cat(weights), cat(biases)) instead, the combined weight in
+    ``weight_layout``. ``copied``: the weight and bias arguments of the last launch whose tensor is not in the
+    memory of the tensor the call was given (a copy the kernel reads instead of the caller's)."""
     name = "gated_projection_combined" if combined else "gated_projection"
     check_triton_ready(name)
     fn = exercise_function(module, name)
     xv, _ = place_in_layout(x, layout, device)
-    weights = [t.to(device) if t is not None else None for t in (gate_weight, value_weight, gate_bias, value_bias)]
-    wg, wv, bg, bv = weights
+    wg, wv, bg, bv = gate_weight, value_weight, gate_bias, value_bias
     if combined:
-        bias = None if bg is None else torch.cat([bg, bv])
-        args = (xv, torch.cat([wg, wv]), bias)
+        weight = place_in_layout(torch.cat([wg, wv]), weight_layout, device)[0]
+        bias = None if bg is None else place_in_layout(torch.cat([bg, bv]), "contiguous", device)[0]
+        args = (xv, weight, bias)
+        given = {"gate_weight_ptr": weight, "value_weight_ptr": weight, "gate_bias_ptr": bias, "value_bias_ptr": bias}
     else:
-        args = (xv, wg, wv, bg, bv)
+        args = tuple([place_in_layout(w, weight_layout, device)[0] for w in (wg, wv)]
+                     + [None if b is None else place_in_layout(b, "contiguous", device)[0] for b in (bg, bv)])
+        args = (xv, *args)
+        given = dict(zip(WEIGHT_ARGS, args[1:]))
     before = xv.clone()
     with TritonWatch(module) as watch, NaNForFreshMemory():
+        watch.dim_names = GEMM_DIMS
         result = watched_stage(watch, name, fn, *args, activation=activation)
+        launched = watch.tensors_given("_gated_projection_kernel")
     if not isinstance(result, torch.Tensor):
         raise CodeUnderTestError(name, TypeError(f"returned {describe_result(result)}, not a Tensor"))
+    copied = [arg for arg, t in given.items() if t is not None and arg in launched
+              and launched[arg].untyped_storage().data_ptr() != t.untyped_storage().data_ptr()]
     return {"out": to_cpu(result), "kernels": watch.ours(), "foreign_kernels": watch.foreign(),
-            "input_changed": not torch.equal(xv, before),
+            "input_changed": not torch.equal(xv, before), "copied": copied,
             "maps": watch.memory.evidence("_gated_projection_kernel", [xv, *args[1:], result])}
 
 

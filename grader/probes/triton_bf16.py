@@ -1,4 +1,4 @@
-"""A patch to Triton's interpreter: bfloat16 arithmetic and rounding as on a GPU.
+"""A patch to Triton's interpreter: bfloat16 arithmetic and rounding, and tl.dot's precision, as on a GPU.
 
 It and the launch watch (``triton_watch``) replace private parts of Triton (``triton.runtime.jit``,
 ``triton.runtime.interpreter``, ``triton._C.libtriton.ir``), which change between releases: they run
@@ -47,7 +47,21 @@ def _float_to_bf16(x, truncate: bool = False):
     return np.where(nan, quiet, rounded).astype(np.uint16)
 
 
-def bfloat16_as_on_gpu(interpreter) -> None:
+TF32_MANTISSA = 10  # TF32: float32's sign and 8-bit exponent, 10 of its 23 bits of mantissa
+
+
+def float32_as_tf32(x):
+    """float32 values as a GPU's tensor cores read them for a "tf32" tl.dot: the low 13 bits of the
+    mantissa dropped, without rounding (Triton 3.9's documentation of tl.dot: "the float32 inputs may be
+    truncated to TF32 format (19-bit floating point) without rounding"). NaN stays NaN."""
+    import numpy as np
+
+    data = np.asarray(x, dtype=np.float32)
+    cut = (data.view(np.uint32) & np.uint32(~((1 << (23 - TF32_MANTISSA)) - 1) & 0xFFFFFFFF)).view(np.float32)
+    return np.where(np.isnan(data), data, cut)
+
+
+def compute_as_on_gpu(interpreter) -> None:
     import numpy as np
     import triton.language as tl
     from triton._C.libtriton import ir
@@ -101,12 +115,17 @@ def bfloat16_as_on_gpu(interpreter) -> None:
         return handle(_float_to_bf16(exact), bf16)  # one rounding, as a fused multiply-add
 
     native_dot = builder.create_dot
+    tf32 = ir.INPUT_PRECISION.TF32
 
     def create_dot(self, a, b, d, input_precision, max_num_imprecise_acc):
         """tl.dot of bfloat16 tiles as a GPU's tensor cores do it: each product of two bfloat16 values is
         exact in float32, and the sum is accumulated in float32 (the stock interpreter multiplies the
-        uint16 bit patterns). A bfloat16 accumulator is rounded once at the end."""
+        uint16 bit patterns). A bfloat16 accumulator is rounded once at the end. float32 tiles under
+        input_precision "tf32" (tl.dot's default where a GPU has tensor cores) are cut to TF32 first, as
+        the tensor cores read them (``float32_as_tf32``); the stock interpreter multiplies them in full."""
         if not (is_bf16(a) or is_bf16(b) or is_bf16(d)):
+            if input_precision == tf32 and a.dtype.scalar == tl.float32 and b.dtype.scalar == tl.float32:
+                a, b = handle(float32_as_tf32(a.data), a.dtype.scalar), handle(float32_as_tf32(b.data), b.dtype.scalar)
             return native_dot(self, a, b, d, input_precision, max_num_imprecise_acc)
         total = np.matmul(np.asarray(as_float32(a), np.float32), np.asarray(as_float32(b), np.float32),
                           dtype=np.float32) + np.asarray(as_float32(d), np.float32)

@@ -30,7 +30,52 @@ def nearest_tensor(access: str, outside, extents, itemsize: int):
     return min(extents, key=distance)
 
 
-def describe_access(kernel: str, access: str, outside, nearest, itemsize: int) -> str:
+def overflowing_dims(ptrs, outside, layout: tuple[int, tuple, tuple], itemsize: int) -> dict[int, int] | None:
+    """{dim: the furthest index reached past it} of the tensor ``layout`` (first byte, shape, strides in
+    elements) at the ``outside`` entries of one access's tile of pointers, read from the tile itself:
+    each axis of the tile must step through one dimension of the tensor by that dimension's stride, from
+    an origin inside it. None where the tile walks the tensor otherwise (then its strides are the
+    cause, not a mask)."""
+    import numpy as np
+
+    start, shape, strides = layout
+    offsets = np.asarray(ptrs).astype(np.int64) - start
+    if offsets.ndim == 0 or np.any(offsets % itemsize):
+        return None
+    elements = offsets // itemsize
+    steps = {}  # tile axis -> tensor dim
+    for axis in range(elements.ndim):
+        if elements.shape[axis] < 2:
+            continue
+        step = np.diff(elements, axis=axis)
+        if np.any(step != step.flat[0]):
+            return None
+        if step.flat[0] == 0:
+            continue  # a broadcast axis
+        dims = [d for d, (n, stride) in enumerate(zip(shape, strides)) if stride == step.flat[0] and n > 1
+                and d not in steps.values()]
+        if not dims:
+            return None
+        steps[axis] = dims[0]
+    origin, remaining = {}, int(elements.flat[0])
+    for d in sorted((d for d, stride in enumerate(strides) if stride > 0), key=lambda d: -strides[d]):
+        origin[d], remaining = remaining // strides[d], remaining % strides[d]
+    if remaining or any(not 0 <= origin.get(d, 0) < n for d, n in enumerate(shape) if d not in steps.values()):
+        return None
+    reached = {}
+    for axis, d in steps.items():
+        position = np.arange(elements.shape[axis]).reshape([-1 if a == axis else 1 for a in range(elements.ndim)])
+        index = np.broadcast_to(origin.get(d, 0) + position, elements.shape)[np.asarray(outside)]
+        if index.size and (index.max() >= shape[d] or index.min() < 0):
+            reached[d] = int(index.max() if index.max() >= shape[d] else index.min())
+    return reached or None
+
+
+def describe_access(kernel: str, access: str, outside, nearest, itemsize: int,
+                    overflow: tuple[str, str, int, int] | None = None) -> str:
+    """``overflow``: (the tile's name, the dimension's name, the index reached, the dimension's size),
+    where the tile's own structure says which dimension of its tensor the access ran past (for the
+    gated projection's tiles: M, N or K)."""
     from triton.runtime import interpreter
 
     builder = interpreter.interpreter_builder
@@ -48,7 +93,12 @@ def describe_access(kernel: str, access: str, outside, nearest, itemsize: int) -
         if note:
             note = (f"{arg}'s tensor is {note}, so its elements are not at consecutive addresses: index it with"
                     " its strides, or pass a .contiguous() copy")
-    if before:  # a mask keeps the end in bounds, never the start
+    if overflow is not None:
+        tile, dim, index, size = overflow
+        side = f"reaches {index}, past {dim} = {size}" if index >= size else f"reaches {index}, below 0"
+        cause = (f"{tile}: its {dim} index {side}; mask the tl.{access} on {dim} too ({dim} offsets < {dim}):"
+                 " the tile's other dimensions stayed in bounds")
+    elif before:  # a mask keeps the end in bounds, never the start
         cause = note or ("an offset below 0: the row or column is computed too small (cols - 1?), or a"
                          " negative index reaches back past the tensor's first element")
     else:

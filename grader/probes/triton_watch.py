@@ -9,9 +9,9 @@ import sys
 from typing import Callable
 
 import torch
-from grader.probes.triton_bf16 import bfloat16_as_on_gpu, check_triton_version
+from grader.probes.triton_bf16 import compute_as_on_gpu, check_triton_version
 from grader.probes.triton_map import MemoryMap
-from grader.probes.triton_bounds import describe_access, layout_note, nearest_tensor
+from grader.probes.triton_bounds import describe_access, layout_note, nearest_tensor, overflowing_dims
 from types import ModuleType
 from grader.probes.core import CodeUnderTestError, run_stage
 from grader.probes.stand_ins import STAND_INS, run_stand_in
@@ -94,7 +94,8 @@ class _TritonGuard:
 
     def __init__(self) -> None:
         self.watches: list[TritonWatch] = []
-        self.running: tuple[str, list[tuple[str, int, int, str]]] | None = None  # kernel, tensor extents
+        # kernel, tensor extents, and each tensor's (first byte, shape, strides) by argument
+        self.running: tuple[str, list[tuple[str, int, int, str]], dict[str, tuple]] | None = None
         self.stand_ins: dict | None = None  # set by StandIns: module name and coefficients
 
     def install(self) -> None:
@@ -110,7 +111,7 @@ class _TritonGuard:
             return
         interpreter.InterpretedFunction.run = self._watched(interpreter.InterpretedFunction.run)
         interpreter._interpreter = _CheckedMemory(interpreter._interpreter, self)
-        bfloat16_as_on_gpu(interpreter)
+        compute_as_on_gpu(interpreter)
 
     def _watched(self, run: Callable) -> Callable:
         guard = self
@@ -129,7 +130,8 @@ class _TritonGuard:
                     and getattr(fn, "__module__", None) == stand_ins["module"]):
                 return run_stand_in(name, dict(named), stand_ins)
             outer = guard.running
-            guard.running = (name, [(arg, *_extent(t), layout_note(t)) for arg, t in tensors])
+            guard.running = (name, [(arg, *_extent(t), layout_note(t)) for arg, t in tensors],
+                             {arg: (t.data_ptr(), tuple(t.shape), tuple(t.stride())) for arg, t in tensors})
             try:
                 return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
             finally:
@@ -142,10 +144,11 @@ class _TritonGuard:
 
         if self.running is None:
             return
-        kernel, extents = self.running
-        addresses = np.asarray(ptrs).astype(np.int64)
-        if mask is not None:
-            addresses = addresses[np.broadcast_to(np.asarray(mask, dtype=bool), addresses.shape)]
+        kernel, extents, layouts = self.running
+        tile = np.asarray(ptrs).astype(np.int64)
+        wanted = np.ones(tile.shape, dtype=bool) if mask is None else np.broadcast_to(np.asarray(mask, dtype=bool),
+                                                                                       tile.shape)
+        addresses = tile[wanted]
         if addresses.size == 0:
             return
         inside = np.zeros(addresses.shape, dtype=bool)
@@ -159,7 +162,17 @@ class _TritonGuard:
             return
         outside = addresses[~inside]
         nearest = nearest_tensor(access, outside, extents, itemsize)
-        message = describe_access(kernel, access, outside, nearest, itemsize)
+        overflow = None
+        names = next((watch.dim_names[nearest[0]] for watch in self.watches
+                      if nearest is not None and nearest[0] in watch.dim_names), None)
+        if names is not None:  # the exercise names the tensor's dimensions: say which one the tile ran past
+            beyond = np.zeros(tile.shape, dtype=bool)
+            beyond[wanted] = ~inside
+            reached = overflowing_dims(tile, beyond, layouts[nearest[0]], itemsize)
+            if reached and len(names) == len(layouts[nearest[0]][1]):
+                dim, index = next(iter(reached.items()))
+                overflow = (f"{nearest[0]}'s ({', '.join(names)}) tile", names[dim], index, layouts[nearest[0]][1][dim])
+        message = describe_access(kernel, access, outside, nearest, itemsize, overflow)
         for watch in self.watches:
             if watch.violation is None:
                 watch.violation, watch.violation_kernel = message, kernel
@@ -240,6 +253,9 @@ class TritonWatch:
         self.violation: str | None = None
         self.violation_kernel = ""
         self.memory = MemoryMap()  # what each launch read and wrote, element by element (triton_map)
+        # argument -> the names of its tensor's dimensions ("x_ptr": ("M", "K")), where an exercise has
+        # them: an out-of-bounds access is then told as the dimension its tile ran past
+        self.dim_names: dict[str, tuple[str, ...]] = {}
 
     def __enter__(self) -> "TritonWatch":
         guard_triton().watches.append(self)
@@ -249,11 +265,16 @@ class TritonWatch:
         guard_triton().watches.remove(self)
 
     def launched(self, kernel: str, home: str, tensors: list[tuple[str, torch.Tensor]]) -> None:
-        self.launches.append({"kernel": kernel, "module": home, "ours": home == self.module_name})
+        self.launches.append({"kernel": kernel, "module": home, "ours": home == self.module_name,
+                              "tensors": dict(tensors)})
         self.memory.launched(kernel, tensors)
 
     def ours(self) -> list[str]:
         return [launch["kernel"] for launch in self.launches if launch["ours"]]
+
+    def tensors_given(self, kernel: str) -> dict[str, torch.Tensor]:
+        """The tensors the last launch of ``kernel`` was given, by argument (empty if none was made)."""
+        return next((launch["tensors"] for launch in reversed(self.launches) if launch["kernel"] == kernel), {})
 
     def foreign(self) -> list[str]:
         return [f"{launch['kernel']} (from {launch['module']})" for launch in self.launches if not launch["ours"]]

@@ -126,7 +126,10 @@ def _gated_projection_kernel(
     # stub: #  - rows and cols of the tile; two accumulators of zeros in COMPUTE_DTYPE (gate and value);
     # stub: #  - a loop over K in steps of BLOCK_K: load a (BLOCK_M, BLOCK_K) tile of x and (BLOCK_K, BLOCK_N)
     # stub: #    tiles of both weights' transposes (element (k, n) is weight[n, k]), masking what lies past M, N
-    # stub: #    or K (the last step runs past K unless BLOCK_K divides it: load 0 there); accumulate with tl.dot;
+    # stub: #    or K (the last step runs past K unless BLOCK_K divides it: load 0 there); accumulate with
+    # stub: #    tl.dot(x_tile, w_tile, acc, input_precision="ieee"): on a GPU, tl.dot multiplies float32 tiles
+    # stub: #    in TF32 (10 bits of mantissa, about 1e-3 relative) unless told "ieee", far from float32's 1e-7
+    # stub: #    (the suite's interpreter does the same); 16-bit and float64 tiles ignore it;
     # stub: #  - if HAS_BIAS, add the biases to the accumulators (inside the activation: act(x Wg^T + bg));
     # stub: #  - out = _activation(gate, ACTIVATION) * value, stored once in out's dtype, masked.
     # stub: pass
@@ -147,9 +150,10 @@ def _gated_projection_kernel(
                      mask=(ks[:, None] < K) & (cols[None, :] < N), other=0.0)
         wv = tl.load(value_weight_ptr + cols[None, :] * stride_vn + ks[:, None] * stride_vk,
                      mask=(ks[:, None] < K) & (cols[None, :] < N), other=0.0)
-        # 16-bit tiles multiply exactly into the float32 accumulators (tensor cores do the same).
-        gate = tl.dot(x, wg, gate)
-        value = tl.dot(x, wv, value)
+        # 16-bit tiles multiply exactly into the float32 accumulators (tensor cores do the same). float32
+        # tiles would be cut to TF32 (10 bits of mantissa) by default on a GPU: "ieee" keeps float32.
+        gate = tl.dot(x, wg, gate, input_precision="ieee")
+        value = tl.dot(x, wv, value, input_precision="ieee")
     if HAS_BIAS:  # the bias belongs inside the activation: act(x Wg^T + bg)
         gate += tl.load(gate_bias_ptr + cols, mask=cols < N, other=0.0).to(COMPUTE_DTYPE)[None, :]
         value += tl.load(value_bias_ptr + cols, mask=cols < N, other=0.0).to(COMPUTE_DTYPE)[None, :]
@@ -172,7 +176,9 @@ def gated_projection(x: torch.Tensor, gate_weight: torch.Tensor, value_weight: t
     # stub: # (M, N) output in x's dtype, launch _gated_projection_kernel on a grid of (cdiv(M, BLOCK_M),
     # stub: # cdiv(N, BLOCK_N)) programs (nothing to launch when M or N is 0), with every stride, HAS_BIAS, the
     # stub: # activation, COMPUTE_DTYPES.get(x.dtype, tl.float32) and the block sizes; return it as (..., N).
-    # stub: # Without biases, pass any tensor for the bias pointers: HAS_BIAS=False means they are never read.
+    # stub: # The kernel reads each bias one element apart: pass gate_bias.contiguous() (a view of a contiguous
+    # stub: # tensor already is: no copy). Without biases, pass any tensor for the bias pointers: HAS_BIAS=False
+    # stub: # means they are never read.
     # stub: raise NotImplementedError("gated_projection: TODO 2 in exercises/triton_gated_mlp.py")
     rows = x.reshape(-1, x.shape[-1])  # a view where it can be one; its strides go to the kernel as they are
     m, k = rows.shape
@@ -183,7 +189,9 @@ def gated_projection(x: torch.Tensor, gate_weight: torch.Tensor, value_weight: t
         grid = (triton.cdiv(m, BLOCK_M), triton.cdiv(n, BLOCK_N))
         _gated_projection_kernel[grid](
             rows, gate_weight, value_weight,
-            gate_bias if has_bias else gate_weight, value_bias if has_bias else value_weight, out,
+            # the kernel reads each bias one element apart: contiguous (a copy only where it is not already)
+            gate_bias.contiguous() if has_bias else gate_weight, value_bias.contiguous() if has_bias else value_weight,
+            out,
             m, n, k,
             rows.stride(0), rows.stride(1),
             gate_weight.stride(0), gate_weight.stride(1),

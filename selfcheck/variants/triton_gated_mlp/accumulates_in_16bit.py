@@ -9,9 +9,9 @@ EDITS = [
     ("    gate = tl.zeros((BLOCK_M, BLOCK_N), dtype=COMPUTE_DTYPE)\n    value = tl.zeros((BLOCK_M, BLOCK_N), dtype=COMPUTE_DTYPE)\n",
      "    gate = tl.zeros((BLOCK_M, BLOCK_N), dtype=out_ptr.dtype.element_ty)\n"
      "    value = tl.zeros((BLOCK_M, BLOCK_N), dtype=out_ptr.dtype.element_ty)\n"),
-    ("        gate = tl.dot(x, wg, gate)\n        value = tl.dot(x, wv, value)\n",
-     "        gate += tl.dot(x, wg).to(out_ptr.dtype.element_ty)\n"
-     "        value += tl.dot(x, wv).to(out_ptr.dtype.element_ty)\n"
+    ("        gate = tl.dot(x, wg, gate, input_precision=\"ieee\")\n        value = tl.dot(x, wv, value, input_precision=\"ieee\")\n",
+     "        gate += tl.dot(x, wg, input_precision=\"ieee\").to(out_ptr.dtype.element_ty)\n"
+     "        value += tl.dot(x, wv, input_precision=\"ieee\").to(out_ptr.dtype.element_ty)\n"
      "    gate = gate.to(COMPUTE_DTYPE)\n"
      "    value = value.to(COMPUTE_DTYPE)\n"),
 ]

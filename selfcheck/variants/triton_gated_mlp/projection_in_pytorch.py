@@ -4,6 +4,7 @@ EXPECT_FAILURES = {
     "test_kernel_does_the_work": "does not get its result from _gated_projection_kernel",
     "test_forward_3d_input": "counts once gated_projection gets the projection",
     "test_combined_weight": "counts once gated_projection gets the projection",
+    "test_combined_weight_not_copied": "counts once gated_projection gets the projection",
     "test_no_tokens": "counts once gated_projection gets the projection",
     "test_block_matches_glu[silu]": "counts once gated_projection gets the projection",
     "test_block_matches_glu[gelu]": "counts once gated_projection gets the projection",

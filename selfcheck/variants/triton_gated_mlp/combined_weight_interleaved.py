@@ -1,0 +1,11 @@
+"""Wrong: the combined weight is read interleaved, the gate's rows at even indices and the value's at odd."""
+
+EXPECT_FAILURES = {
+    "test_combined_weight": "the weight is read interleaved",
+    "test_combined_weight_not_copied": "the weight is read interleaved",
+}
+
+EDITS = [
+    ("    return gated_projection(x, weight[:n], weight[n:], gate_bias, value_bias, activation)\n",
+     "    return gated_projection(x, weight[0::2], weight[1::2], gate_bias, value_bias, activation)\n"),
+]

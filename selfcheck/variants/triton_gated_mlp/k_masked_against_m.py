@@ -1,0 +1,11 @@
+"""Wrong: the K offsets of every tile are masked against M (the token count) instead of K, so only the first M products of each sum count."""
+
+EXPECT_FAILURES = {
+    "test_forward_float32[silu]": "the K offsets are masked against M",
+    "test_forward_without_bias": "the K offsets are masked against M",
+}
+
+EDITS = [
+    ("mask=(rows[:, None] < M) & (ks[None, :] < K), other=0.0)", "mask=(rows[:, None] < M) & (ks[None, :] < M), other=0.0)"),
+    ("mask=(ks[:, None] < K) & (cols[None, :] < N), other=0.0)", "mask=(ks[:, None] < M) & (cols[None, :] < N), other=0.0)", 2),
+]

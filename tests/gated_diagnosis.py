@@ -1,0 +1,227 @@
+"""What a wrong gated projection is: its output compared, in float64, with what each mistake students
+make would have computed on the very same inputs, each named in a GEMM's terms (which of M, N, K; which
+operand) and sent to the TODO where it is made.
+
+M is the tokens (rows of x), N the intermediate width (rows of each weight), K the hidden width (the
+sum's length), walked in tiles of ``BLOCK_K`` (the reference's launch code, which the kernel tests use).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from grader.probes.activations import ACTIVATIONS as BY_NAME
+
+BLOCK_K = 16  # the reference's tiles: the kernel tests launch the student's kernel with its launch code
+NAMED_RTOL = 1e-4  # a mistake's output matched to float32 precision: the mistakes differ by far more
+TF32_RTOL = 2.0**-14  # TF32's own error is about 1e-3: matched far closer than that, but looser than float32's
+
+
+def _act(name: str):
+    return BY_NAME[name]()
+
+
+def _parts(case: dict) -> tuple[torch.Tensor, ...]:
+    """x, Wg, Wv, bg, bv in float64 (zero biases where there are none)."""
+    x, wg, wv = (case[n].double() for n in ("x", "gate_weight", "value_weight"))
+    x = x.reshape(-1, x.shape[-1])
+    bg, bv = (case[n].double() if case.get(n) is not None else torch.zeros(wg.shape[0], dtype=torch.float64)
+              for n in ("gate_bias", "value_bias"))
+    return x, wg, wv, bg, bv
+
+
+def _epilogue(activation: str, gate: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
+    return _act(activation)(gate) * value
+
+
+def _k_steps(k: int) -> list[tuple[int, int]]:
+    return [(start, min(BLOCK_K, k - start)) for start in range(0, k, BLOCK_K)]
+
+
+def _frozen_sum(x: torch.Tensor, w: torch.Tensor, frozen: str) -> torch.Tensor:
+    """x @ w.T with one operand's pointer never advanced: its first K tile at every step."""
+    total = torch.zeros(x.shape[0], w.shape[0], dtype=torch.float64)
+    for start, width in _k_steps(x.shape[1]):
+        xs = x[:, :width] if frozen == "x" else x[:, start:start + width]
+        ws = w[:, :width] if frozen == "w" else w[:, start:start + width]
+        total += xs @ ws.T
+    return total
+
+
+def _tf32(t: torch.Tensor, rounded: bool) -> torch.Tensor:
+    """float32 values cut (or rounded to nearest) to TF32's 10 bits of mantissa."""
+    bits = t.float().view(torch.int32)
+    if rounded:
+        bits = bits + 0x1000
+    return (bits & ~0x1FFF).view(torch.float32).double()
+
+
+def kernel_mistakes(case: dict, activation: str) -> list[tuple[str, str, torch.Tensor, float]]:
+    """(cause, hint, output, rtol) of each known kernel mistake (TODO 1) on ``case``."""
+    x, wg, wv, bg, bv = _parts(case)
+    m, k = x.shape
+    n = wg.shape[0]
+    g, v = x @ wg.T, x @ wv.T
+    steps = len(_k_steps(k))
+    act = _act(activation)
+
+    def first_k(cut: int) -> torch.Tensor:
+        return _epilogue(activation, x[:, :cut] @ wg[:, :cut].T + bg, x[:, :cut] @ wv[:, :cut].T + bv)
+
+    found = [
+        ("activation_on_value", "the activation is on the value: act(x Wv^T + bv) * (x Wg^T + bg); the gate"
+         " gets it", _epilogue(activation, v + bv, g + bg)),
+        ("gate_bias_after_activation", "the gate's bias is added after the activation; it belongs inside:"
+         " act(x Wg^T + bg)", (act(g) + bg) * (v + bv)),
+        ("biases_swapped", "the biases are swapped: the gate's sum gets value_bias and the value's gate_bias;"
+         " gate_bias_ptr goes with the gate's (N,) columns, value_bias_ptr with the value's", _epilogue(
+             activation, g + bv, v + bg)),
+        ("bias_every_k_step", f"the biases are added at every step of the K loop ({steps} times here): add them"
+         " once, after the loop, before the activation", _epilogue(activation, g + steps * bg, v + steps * bv)),
+        ("biases_never_added", "the biases never reach the output: with HAS_BIAS, add gate_bias and value_bias"
+         " (each (N,), one per column of the tile) to the sums after the K loop, before the activation",
+         _epilogue(activation, g, v)),
+        ("k_remainder_dropped", "the last, partial step of the K loop is missing: loop over range(0, K, BLOCK_K)"
+         " and mask the ks past K (loading 0 there), so the remainder still counts",
+         first_k((k // BLOCK_K) * BLOCK_K)),
+    ]
+    for size, name, what in ((m, "M", "the tokens, x's rows"), (n, "N", "the intermediate width")):
+        if size < k:  # only then does it cut the sum short
+            found.append((f"k_masked_against_{name.lower()}", f"the K offsets are masked against {name} ({what},"
+                          f" {size}) instead of K ({k}): only the first {size} of the K products are summed; the"
+                          f" K dimension of x's (M, K) tile and of the weights' (K, N) tiles is masked with ks < K",
+                          first_k(size)))
+    for frozen, operand in (("x", "x's (M, K) tile"), ("gate", "the gate weight's (K, N) tile"),
+                            ("value", "the value weight's (K, N) tile")):
+        gate = _frozen_sum(x, wg, "x" if frozen == "x" else "w" if frozen == "gate" else "")
+        value = _frozen_sum(x, wv, "x" if frozen == "x" else "w" if frozen == "value" else "")
+        found.append((f"{frozen}_pointer_not_advanced", f"{operand} is read from the first K step at every step:"
+                      f" its pointers are never advanced along K (add BLOCK_K times its K stride each step, or"
+                      f" recompute them from k0)", _epilogue(activation, gate + bg, value + bv)))
+    per_step = torch.zeros_like(g)
+    running_gate, running_value = torch.zeros_like(g), torch.zeros_like(v)
+    cumulative = torch.zeros_like(g)
+    for start, width in _k_steps(k):
+        step_gate, step_value = x[:, start:start + width] @ wg[:, start:start + width].T, \
+            x[:, start:start + width] @ wv[:, start:start + width].T
+        per_step += _epilogue(activation, step_gate + bg, step_value + bv)
+        running_gate, running_value = running_gate + step_gate, running_value + step_value
+        cumulative += _epilogue(activation, running_gate + bg, running_value + bv)
+    epilogue_hint = ("the activation and the product are taken inside the K loop, on partial sums, and added up:"
+                     " accumulate both sums over every K step first, then apply bias, activation and product once,"
+                     " after the loop")
+    found += [("epilogue_inside_k_loop", epilogue_hint, per_step),
+              ("epilogue_inside_k_loop", epilogue_hint, cumulative)]
+    wrong_forms = {"gelu": ("gelu_tanh", "the tanh approximation of GELU where exact GELU (erf) is asked:"
+                            " 0.5 * g * (1 + erf(g / sqrt(2)))"),
+                   "gelu_tanh": ("gelu", "exact GELU (erf) where its tanh approximation is asked")}
+    if activation in wrong_forms:
+        other, hint = wrong_forms[activation]
+        found.append(("wrong_gelu", hint, _epilogue(other, g + bg, v + bv)))
+    named = [(cause, hint, out, NAMED_RTOL) for cause, hint, out in found]
+    if case["x"].dtype == torch.float32:  # what a GPU's tl.dot computes without input_precision="ieee"
+        tf32_hint = ("tl.dot multiplied the float32 tiles in TF32 (10 bits of mantissa, about 1e-3 relative), as it"
+                     " does on a GPU unless told otherwise: pass input_precision=\"ieee\" to tl.dot")
+        for rounded in (False, True):
+            cut = [_tf32(case[n], rounded) for n in ("x", "gate_weight", "value_weight")]
+            xt = cut[0].reshape(-1, cut[0].shape[-1])
+            named.append(("tf32", tf32_hint, _epilogue(activation, xt @ cut[1].T + bg, xt @ cut[2].T + bv), TF32_RTOL))
+    return named
+
+
+_SPLITS = {"swapped": "swapped (its rows [0, intermediate) are the gate's, [intermediate, 2 * intermediate) the"
+                      " value's)",
+           "interleaved": "read interleaved (the gate's at even rows, the value's at odd): the gate's are its"
+                          " first intermediate rows, the value's the next intermediate, one block after the other"}
+
+
+def _split(t: torch.Tensor, how: str) -> tuple[torch.Tensor, torch.Tensor]:
+    n = t.shape[0] // 2
+    return {"right": (t[:n], t[n:]), "swapped": (t[n:], t[:n]), "interleaved": (t[0::2], t[1::2])}[how]
+
+
+def combined_mistakes(case: dict, activation: str) -> list[tuple[str, str, torch.Tensor, float]]:
+    """(cause, hint, output, rtol) of each way of taking the combined weight's or bias's halves wrongly (TODO 3)."""
+    x, wg, wv, bg, bv = _parts(case)
+    weight, bias = torch.cat([wg, wv]), torch.cat([bg, bv])
+    found = []
+    for weight_how in ("right", *_SPLITS):
+        for bias_how in ("right", *_SPLITS):
+            if weight_how == bias_how == "right" or (case.get("gate_bias") is None and bias_how != "right"):
+                continue
+            (gw, vw), (gb, vb) = _split(weight, weight_how), _split(bias, bias_how)
+            if weight_how == bias_how == "swapped":
+                hint = "the halves are swapped: rows [0, intermediate) of weight and bias are the gate's"
+            else:
+                hint = "; ".join(f"{what}'s halves are {_SPLITS[how]}" if how == "swapped" else f"{what} is {_SPLITS[how]}"
+                                 for what, how in (("the weight", weight_how), ("the bias", bias_how)) if how != "right")
+            found.append((f"combined weight {weight_how}, bias {bias_how}", f"{hint} (TODO 3)",
+                          _epilogue(activation, x @ gw.T + gb, x @ vw.T + vb), NAMED_RTOL))
+    return found
+
+
+def activation_off(got: torch.Tensor, case: dict, activation: str) -> bool:
+    """Whether ``got`` is (some function f of the gate's sum) * (the value's sum) with f near act but not it,
+    smoothly so (a constant of the activation off, not rounding): where |value| is not small, got / value
+    against act(gate), its deviation a smooth function of the gate."""
+    x, wg, wv, bg, bv = _parts(case)
+    gate, value = (x @ wg.T + bg).reshape(-1), (x @ wv.T + bv).reshape(-1)
+    chosen = value.abs() > 0.1 * value.abs().max()
+    if got.numel() != gate.numel() or chosen.sum() < 50:
+        return False
+    right = _act(activation)(gate[chosen])
+    deviation = got.double().reshape(-1)[chosen] / value[chosen] - right
+    scale = right.abs().max().item()
+    size = deviation.abs().max().item()
+    if not (1e-4 * scale < size <= 0.05 * scale):
+        return False
+    ordered = deviation[gate[chosen].argsort()]
+    return ordered.diff().abs().mean().item() < 0.3 * (ordered - ordered.mean()).abs().mean().item()
+
+
+def read_as_contiguous(got: torch.Tensor, case: dict, activation: str, operand: str, layout: str) -> bool:
+    """Whether ``got`` is what a kernel computes that reads ``operand`` ("x" or "weights"), laid out in
+    ``layout``, as contiguous rows: a transposed view's memory row by row, or, strided, the NaN the
+    probe keeps between its elements (the kernel under test computes on contiguous tensors: the premise)."""
+    if layout == "strided":
+        return bool(torch.isnan(got).any())
+    x, wg, wv, bg, bv = _parts(case)
+
+    def memory_as_rows(t: torch.Tensor) -> torch.Tensor:
+        return t.T.contiguous().reshape(t.shape)
+
+    if operand == "x":
+        x = memory_as_rows(x)
+    else:
+        wg, wv = memory_as_rows(wg), memory_as_rows(wv)
+    candidate = _epilogue(activation, x @ wg.T + bg, x @ wv.T + bv)
+    got = got.double().reshape(candidate.shape)
+    return bool(torch.allclose(got, candidate, rtol=NAMED_RTOL, atol=NAMED_RTOL * candidate.abs().max().item()))
+
+
+def likely_mistake(got: torch.Tensor, case: dict, activation: str, todo: str = "TODO 1",
+                   rtol: float = 0.0) -> tuple[str, str]:
+    """(cause, hint): the named mistake ``got`` matches (each to its own precision, or ``rtol`` where the
+    test's dtype is coarser), or a general pointer into ``todo``."""
+    got = got.double().reshape(-1, got.shape[-1])
+    candidates = combined_mistakes(case, activation) if todo == "TODO 3" else []
+    for cause, hint, candidate, own in candidates + kernel_mistakes(case, activation):
+        tolerance = max(own, rtol)
+        if got.shape == candidate.shape and torch.allclose(got, candidate, rtol=tolerance,
+                                                           atol=tolerance * candidate.abs().max().item()):
+            return cause, hint
+    if torch.isnan(got).any():
+        return "never_written", ("some elements were never written (NaN, what fresh memory holds in these tests): does every"
+                " program store its whole tile? The kernel tests launch it as TODO 2 says: a grid of (cdiv(M, BLOCK_M),"
+                " cdiv(N, BLOCK_N)) programs, program (tl.program_id(0), tl.program_id(1)) computing tile (pid_m, pid_n)")
+    if activation_off(got, case, activation):
+        return "activation_off", (f"the output is f(x Wg^T + bg) * (x Wv^T + bv) with f close to {activation} but not it:"
+                                  " a constant of the activation is off (exact GELU's 1/sqrt(2) = 0.7071067811865476;"
+                                  " tanh GELU's sqrt(2/pi) = 0.7978845608028654 and 0.044715): use _activation as given")
+    if todo == "TODO 3":
+        return "unexplained", ("check the views in TODO 3: the gate's are weight[:intermediate] and bias[:intermediate],"
+                               " the value's weight[intermediate:] and bias[intermediate:], passed to gated_projection"
+                               " as they are (with their strides)")
+    return "unexplained", ("check the K loop (x's (M, K) tile and both weights' (K, N) tiles, each advanced by BLOCK_K"
+                           " along K), the tiles' offsets and strides, and the epilogue (bias, activation, product)"
+                           f" in {todo}")

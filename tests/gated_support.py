@@ -1,0 +1,277 @@
+"""What the fused gated-MLP suites share: inputs, the exact formula, running the projection, the verdicts
+the launch and block tests rest on, and the stand-in kernel's check.
+
+The suites (``test_triton_gated_mlp.py``: the kernel, TODO 1; ``test_triton_gated_mlp_launch.py``: the
+launch code and the combined weight, TODO 2-3; ``test_triton_gated_mlp_module.py``: the backward and
+FusedGatedMLP, TODO 4-5) judge two targets, so that the points for a working kernel come from the kernel
+alone (tests/kernel_target.py):
+
+* ``kernels``: ``_gated_projection_kernel`` (and the ``@triton.jit`` helpers it calls) read out of the
+  file without running it and launched by the reference's launch code in a process of its own. The
+  kernel tests run on this.
+* ``target``: the student's file as it is. The launch code, the backward and the block run on this, and
+  count once the kernel computes the projection on ``kernels``. Whether they use the kernel is decided
+  by replacing it with a stand-in that computes something else (``grader/probes/stand_ins.py``): what
+  they return must follow.
+
+Every expected value is computed here, in float64, from the formula ``act(x Wg^T + bg) * (x Wv^T + bv)``
+on the very inputs the code under test got; a wrong value is compared with the mistakes students make
+(``tests/gated_diagnosis.py``) to say which it is.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from grader.kernels import maps as kernel_map
+from grader.kernels.source import GATED
+from grader.paths import reference_file
+from grader.probes import stand_in_gated
+from grader.probes.activations import ACTIVATIONS as BY_NAME
+from tests.checks import describe_mismatch, fail
+from tests.gated_diagnosis import likely_mistake
+from tests.kernel_target import own_file_kernels, rests_on, start_side_by_side, student_kernels, verdict_data
+from tests.seam import Target, error_fields, format_error
+
+EXERCISE = "triton_gated_mlp"
+TOKENS, HIDDEN, INTERMEDIATE = 37, 45, 29  # no multiple of the 16-wide tiles: every edge is masked
+ACTIVATIONS = ("silu", "gelu", "gelu_tanh", "relu", "sigmoid")
+KERNEL = "_gated_projection_kernel"
+FLOAT32_RTOL = 2.0**-16  # float32 accumulation over 45 products: a few ulp of the largest sum
+WIDE_HIDDEN = 509  # 16 bits: 32 steps of the K loop, so that summing in 16 bits shows against eager's 4 roundings
+KERNEL_INPUTS = ["x_ptr", "gate_weight_ptr", "value_weight_ptr"]
+
+
+def waits_on(premise, counts_once: bool = True):
+    """``rests_on`` for the gated suites: a failing premise is told alone, never after a guess at the
+    test's own cause (a precision test blaming 16-bit sums, dropout blamed for a kernel's NaN)."""
+    return rests_on(premise, counts_once, alone=True)
+
+
+_made: dict[str, Target] = {}  # the kernels target, made once for the three suite files
+
+
+@pytest.fixture(scope="session")
+def kernels(pytestconfig, target, tmp_path_factory) -> Target:
+    """The student's kernel alone, under the reference's launch code; in the student release, which has
+    no reference, the student's own file (tests/kernel_target.py). Each suite file that imports this
+    fixture has an instance of its own (pytest keys a fixture by where it is found): one process, not
+    one per file, serves them all."""
+    if "kernels" not in _made:
+        launch_code = reference_file(EXERCISE)
+        _made["kernels"] = (own_file_kernels(pytestconfig, target, GATED, lambda kwargs: [KERNEL])
+                            if not launch_code.is_file() else
+                            student_kernels(pytestconfig, target, tmp_path_factory.mktemp("gated_kernels"), GATED,
+                                            launch_code, lambda kwargs: [KERNEL]))
+    return _made["kernels"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def start_both_processes(target, kernels) -> None:
+    """Each target's process started at once (in the release, the kernels run in the target's own)."""
+    start_side_by_side([target, kernels] if reference_file(EXERCISE).is_file() else [target], EXERCISE, "gated")
+
+
+def torch_activation(name: str):
+    return BY_NAME[name]()  # the suites' one table of activations by name
+
+
+def inputs(gen: torch.Generator, dtype=torch.float32, tokens: int = TOKENS, bias: bool = True,
+           hidden: int = HIDDEN) -> dict:
+    def draw(*shape, scale=1.0):
+        return (torch.randn(*shape, generator=gen, dtype=torch.float64) * scale).to(dtype)
+
+    case = {"x": draw(tokens, hidden), "gate_weight": draw(INTERMEDIATE, hidden, scale=hidden**-0.5),
+            "value_weight": draw(INTERMEDIATE, hidden, scale=hidden**-0.5)}
+    if bias:
+        case.update(gate_bias=draw(INTERMEDIATE), value_bias=draw(INTERMEDIATE))
+    return case
+
+
+def formula(case: dict, activation: str) -> torch.Tensor:
+    """The right answer, in float64."""
+    x, wg, wv = (case[n].double() for n in ("x", "gate_weight", "value_weight"))
+    bg, bv = (case[n].double() if case.get(n) is not None else torch.zeros(wg.shape[0], dtype=x.dtype)
+              for n in ("gate_bias", "value_bias"))
+    return torch_activation(activation)(x @ wg.T + bg) * (x @ wv.T + bv)
+
+
+def project(target, case: dict, activation: str = "silu", **options) -> dict:
+    evidence = target.evidence(EXERCISE, "gated_projection_run", activation=activation, **{**case, **options})
+    if "error" in evidence:
+        message = format_error(evidence["error"])
+        if "Expected dtype [" in message and ("got fp16" in message or "got bf16" in message):
+            message += (" (the activation ran on 16-bit values: keep the sums in COMPUTE_DTYPE, float32, and apply"
+                        " bias, activation and product there; convert only in tl.store: TODO 1)")
+        # after an out-of-bounds access: where it went
+        fail(message + kernel_map.for_error(evidence["error"]), **error_fields(evidence["error"]))
+    return evidence
+
+
+def expect_formula(got: torch.Tensor, case: dict, activation: str, what: str, rtol: float, atol: float,
+                   maps: dict | None = None, waits_on: str = "", todo: str = "TODO 1") -> None:
+    """``maps``: what the kernel loaded and stored (the probe's record), drawn where it explains a failure;
+    ``waits_on``: the test whose property this is, where the formula is this test's premise only;
+    ``todo``: where a mistake found here is made (TODO 3 for the combined weight's tests)."""
+    want = formula(case, activation)
+    if got.shape != want.shape:
+        fail(f"{what}: shape {tuple(got.shape)}, expected {tuple(want.shape)} (..., intermediate): TODO 2's"
+             " output allocation and final reshape")
+    if got.dtype != case["x"].dtype:
+        fail(f"{what}: dtype {got.dtype}, expected x's {case['x'].dtype}: allocate the output in x's dtype and"
+             " convert in tl.store")
+    if not torch.allclose(got.double(), want, rtol=rtol, atol=atol * want.abs().max().item(), equal_nan=False):
+        drawn = kernel_map.explain(maps, "out_ptr", KERNEL_INPUTS)  # what the kernel touched
+        cause, hint = likely_mistake(got, case, activation, todo)
+        fail(f"{what} differs from act(x Wg^T + bg) * (x Wv^T + bv): {hint}"
+             f" [{describe_mismatch(got, want, rtol, atol * want.abs().max().item())}]{drawn}", cause=cause,
+             waits_on=waits_on, todo=todo)
+
+
+def expect_float64(got: torch.Tensor, case: dict, activation: str, what: str) -> None:
+    """The formula to float64 precision; a result right to float32 precision only is told as summing in float32."""
+    want = formula(case, activation)
+    if got.dtype == torch.float64 and got.shape == want.shape and not torch.allclose(
+            got, want, rtol=1e-12, atol=1e-12 * want.abs().max().item()):
+        if torch.allclose(got, want, rtol=1e-5, atol=1e-5 * want.abs().max().item()):
+            fail(f"{what} is right to float32 precision only: accumulate in COMPUTE_DTYPE (float64 here:"
+                 " COMPUTE_DTYPES maps it), not in tl.float32, and keep the biases and the epilogue in it (TODO 1)",
+                 cause="float64 summed in float32", todo="TODO 1")
+    expect_formula(got, case, activation, what, 1e-12, 1e-12)
+
+
+# ------------------------------------------------------------- the kernel's verdicts, asked once
+
+_verdicts: dict[str, str] = {}
+
+
+def kernel_verdict(kernels, dtype: torch.dtype = torch.float32, weight_layout: str = "contiguous") -> str:
+    """"" when the student's kernel computes the projection under trusted launch code (silu in float32,
+    gelu in float64, on verdict_data; the weights in ``weight_layout``), else the first line of why not.
+    Asked once per session for each."""
+    key = f"kernel {dtype} {weight_layout}"
+    if key not in _verdicts:
+        case = inputs(verdict_data(f"gated kernel{'' if dtype == torch.float32 else ' float64'}"), dtype)
+        try:
+            if dtype == torch.float64:
+                expect_float64(project(kernels, case, "gelu")["out"], case, "gelu", f"{KERNEL} in float64 (TODO 1)")
+            else:
+                evidence = project(kernels, case, "silu", weight_layout=weight_layout)
+                expect_formula(evidence["out"], case, "silu", f"{KERNEL} (TODO 1)", FLOAT32_RTOL, FLOAT32_RTOL)
+            _verdicts[key] = ""
+        except pytest.fail.Exception as failure:
+            _verdicts[key] = str(failure).splitlines()[0] if str(failure) else "the kernel failed"
+    return _verdicts[key]
+
+
+def expect_kernel_computes(kernels, what: str) -> None:
+    """What the student's own process computed counts only once the kernel computes the projection where
+    no Python of the student's runs: in the student's process, any code of the file could make a launch
+    "compute" whatever it likes."""
+    verdict = kernel_verdict(kernels)
+    if verdict:
+        fail(f"{what}: this counts once {KERNEL} computes the projection on its own (TODO 1; test_forward_float32"
+             f" passes); it does not yet: {verdict}", waits_on="test_forward_float32[silu]", todo="TODO 1")
+
+
+def expect_kernel_computes_float64(kernels, what: str) -> None:
+    """The blocks run in float64: a kernel wrong there only is test_forward_float64's to charge."""
+    verdict = kernel_verdict(kernels, torch.float64)
+    if verdict:
+        fail(f"{what}: the block runs in float64, so this counts once {KERNEL} computes the projection in"
+             f" float64 (TODO 1; test_forward_float64 passes); it does not yet: {verdict}",
+             waits_on="test_forward_float64", todo="TODO 1")
+
+
+def expect_kernel_takes_weight_strides(kernels, what: str) -> None:
+    verdict = kernel_verdict(kernels, weight_layout="transposed")
+    if verdict:
+        fail(f"{what}: this counts once {KERNEL} reads transposed weights through their strides (TODO 1;"
+             f" test_forward_noncontiguous_weights passes); it does not yet: {verdict}",
+             waits_on="test_forward_noncontiguous_weights[transposed]", todo="TODO 1")
+
+
+def launch_verdict(target) -> str:
+    """"" when the student's gated_projection gets the right projection from the kernel (float32 with
+    biases, on verdict_data, also with the kernel replaced by the stand-in), else the first line of why
+    not: the first part of test_kernel_does_the_work, asked once per session."""
+    if "launch" not in _verdicts:
+        try:
+            check_launch(target, verdict_data("gated launch"))
+            _verdicts["launch"] = ""
+        except pytest.fail.Exception as failure:
+            _verdicts["launch"] = str(failure).splitlines()[0] if str(failure) else "gated_projection failed"
+    return _verdicts["launch"]
+
+
+def check_launch(target, gen: torch.Generator) -> dict:
+    """gated_projection computes the formula in float32, and its result follows the stand-in (TODO 2)."""
+    case = inputs(gen)
+    evidence = project(target, case, "gelu")
+    expect_formula(evidence["out"], case, "gelu", "gated_projection (TODO 2)", FLOAT32_RTOL, FLOAT32_RTOL,
+                   evidence.get("maps"))
+    expect_follows_stand_in(target, case, "gelu", "gated_projection", "TODO 2", gen)
+    return evidence
+
+
+def check_launch_float64(target, gen: torch.Generator) -> None:
+    """In float64, without biases, the launch asks for float64 sums and HAS_BIAS=False (TODO 2)."""
+    expect_follows_stand_in(target, inputs(gen, torch.float64, bias=False), "relu",
+                            "gated_projection in float64 without biases", "TODO 2", gen)
+
+
+def expect_launch_works(target, kernels, what: str) -> None:
+    """The premises of the tests built on gated_projection: the kernel computes (TODO 1), and
+    gated_projection gets its result from it (TODO 2). Each failing premise is charged by its own test."""
+    expect_kernel_computes(kernels, what)
+    verdict = launch_verdict(target)
+    if verdict:
+        fail(f"{what}: this counts once gated_projection gets the projection from {KERNEL} (TODO 2;"
+             f" test_kernel_does_the_work passes); it does not yet: {verdict}", waits_on="test_kernel_does_the_work",
+             todo="TODO 2")
+
+
+# ------------------------------------------------------------------------- the stand-in kernel
+
+def stand_in_coefficients(gen: torch.Generator) -> dict:
+    """Drawn per test: no fixed answer to hard-code."""
+    a, b, c = (0.5 + torch.rand(3, generator=gen, dtype=torch.float64)).tolist()
+    return {"gated": [a, -b, c / 2]}
+
+
+def stand_in_words(coefficients: dict) -> str:
+    a, b, c = coefficients["gated"]
+    return (f"with {KERNEL} replaced by a stand-in that writes {a:.3f} * (x Wg^T + bg) {b:+.3f} * (x Wv^T + bv)"
+            f" {c:+.3f} * (1 + the activation's place in ACTIVATIONS)")
+
+
+def expect_follows_stand_in(target, case: dict, activation: str, what: str, todo: str, gen: torch.Generator,
+                            **options) -> None:
+    """Run the same call with the kernel replaced by the grader's stand-in: the result must be the
+    stand-in's, computed here from the test's own inputs (in float64: a float64 launch that asks for
+    float32 sums shows)."""
+    coefficients = stand_in_coefficients(gen)
+    plain = project(target, case, activation, **options)["out"]
+    got = project(target, case, activation, stand_ins=coefficients, **options)["out"]
+    x = case["x"].reshape(-1, case["x"].shape[-1])
+    want = stand_in_gated(x, case["gate_weight"], case["value_weight"], case.get("gate_bias"), case.get("value_bias"),
+                          activation, coefficients["gated"]).reshape(*case["x"].shape[:-1], -1)
+    rtol = 1e-12 if case["x"].dtype == torch.float64 else FLOAT32_RTOL
+    if got.shape == want.shape and torch.allclose(got.double(), want, rtol=rtol, atol=rtol * want.abs().max().item()):
+        return
+    if got.shape == want.shape and case["x"].dtype == torch.float64 and torch.allclose(
+            got, want, rtol=1e-5, atol=1e-5 * want.abs().max().item()):
+        fail(f"{what}: the launch asks {KERNEL} for float32 sums on float64 x (right to float32 precision only):"
+             f" pass COMPUTE_DTYPE=COMPUTE_DTYPES.get(x.dtype, tl.float32) ({todo})", cause="float32 sums for float64",
+             todo=todo.split(":")[0])
+    stand_in = stand_in_words(coefficients)
+    if got.shape == plain.shape and torch.equal(got.nan_to_num(), plain.nan_to_num()):
+        fail(f"{what} does not get its result from {KERNEL}: {stand_in}, it returned the same as before. The"
+             f" projection must be computed by the kernel, launched once, not by PyTorch ({todo})",
+             cause="projection not from the kernel", todo=todo.split(":")[0])
+    detail = describe_mismatch(got, want, rtol, rtol * want.abs().max().item()) if got.shape == want.shape else (
+        f"shape {tuple(got.shape)}, expected {tuple(want.shape)}")
+    fail(f"{what}: {stand_in}, it returned something else [{detail}]: launch {KERNEL} with x's rows and strides,"
+         " both weights with their own strides, HAS_BIAS, the activation and COMPUTE_DTYPES.get(x.dtype,"
+         f" tl.float32), and return what it wrote ({todo})", cause="launch arguments", todo=todo.split(":")[0])

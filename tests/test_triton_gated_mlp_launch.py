@@ -1,0 +1,121 @@
+"""Graded tests for exercises/triton_gated_mlp.py, the launch code (TODO 2) and the combined weight
+(TODO 3): the kernel does the work, on any leading shape, on no tokens, and on both weights in one
+tensor read through views, never a copy. Each counts once the kernel computes (``test_triton_gated_mlp.py``).
+Run: ``pytest tests/test_triton_gated_mlp*.py`` (``-m gated``)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip(
+    "triton", reason="Triton is not installed: it ships for Linux only, so the fused gated-MLP exercise"
+                     " cannot run on macOS or Windows (the other suites do)")
+
+from tests.checks import fail  # noqa: E402
+from tests.gated_support import (check_launch, check_launch_float64, expect_follows_stand_in, expect_formula,  # noqa: E402
+                                 expect_kernel_computes, expect_kernel_takes_weight_strides, expect_launch_works,
+                                 FLOAT32_RTOL, HIDDEN, INTERMEDIATE, inputs, KERNEL, project, waits_on)
+
+pytestmark = pytest.mark.gated
+
+from tests.gated_support import kernels, start_both_processes  # noqa: E402,F401  fixtures of these tests
+
+
+@pytest.mark.points(1)
+@waits_on(lambda a: expect_kernel_computes(a["kernels"], "gated_projection runs"))
+def test_kernel_does_the_work(target, kernels, gen):
+    evidence = check_launch(target, gen)
+    check_launch_float64(target, gen)
+    # What the process reports of its launches can only cost a point: the stand-in above decided the rest.
+    if evidence["kernels"] != [KERNEL] or evidence["foreign_kernels"]:
+        fail(f"gated_projection launched {evidence['kernels'] or 'none'} of this file's kernels and"
+             f" {evidence['foreign_kernels'] or 'no'} others: the whole projection is one launch of {KERNEL}"
+             " (TODO 2), with no PyTorch matmul around it")
+
+
+@pytest.mark.points(1)
+@waits_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection on a 3-d x"))
+def test_forward_3d_input(target, kernels, gen):
+    case = inputs(gen, tokens=2 * 3 * 5)
+    case["x"] = case["x"].reshape(2, 15, HIDDEN)
+    flat = {**case, "x": case["x"].reshape(-1, HIDDEN)}
+    got = project(target, case, "silu")["out"]
+    if tuple(got.shape) != (2, 15, INTERMEDIATE):
+        fail(f"gated_projection on x of shape (2, 15, {HIDDEN}): shape {tuple(got.shape)}, expected"
+             f" (2, 15, {INTERMEDIATE}): reshape the (M, N) result to x.shape[:-1] + (N,) (TODO 2)")
+    expect_formula(got.reshape(-1, INTERMEDIATE), flat, "silu", "gated_projection on a 3-d x (TODO 2)",
+                   FLOAT32_RTOL, FLOAT32_RTOL, todo="TODO 2")
+    expect_follows_stand_in(target, case, "silu", "gated_projection on a 3-d x", "TODO 2", gen)
+
+
+@pytest.mark.points(1)
+@waits_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection runs"))
+def test_no_tokens(target, kernels, gen):
+    case = inputs(gen, tokens=0)
+    got = project(target, case, "silu")["out"]
+    if tuple(got.shape) != (0, INTERMEDIATE):
+        fail(f"gated_projection on 0 tokens: shape {tuple(got.shape)}, expected (0, {INTERMEDIATE}); launch"
+             " nothing when M or N is 0 (TODO 2)")
+
+
+# ------------------------------------------------------------------------- the combined weight
+
+@pytest.mark.points(2)
+@waits_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection_combined runs"))
+def test_combined_weight(target, kernels, gen):
+    case = inputs(gen)
+    got = project(target, case, "silu", combined=True)["out"]
+    expect_formula(got, case, "silu", "gated_projection_combined on one (2 * intermediate, hidden) weight (TODO 3)",
+                   FLOAT32_RTOL, FLOAT32_RTOL, todo="TODO 3")
+    expect_follows_stand_in(target, case, "silu", "gated_projection_combined", "TODO 3: views of weight and bias,"
+                            " then gated_projection", gen, combined=True)
+
+
+COPY_HINT = ("the kernel reads {copied} from a copy, not from the tensor{s} the caller passed: {how}. The kernel"
+             " takes every stride, so nothing needs to be contiguous: a copy (.contiguous(), torch.cat, .clone())"
+             " reads and writes the whole weight once more before every launch")
+
+
+def expect_no_copy(evidence: dict, what: str, how: str, todo: str) -> None:
+    if evidence["copied"]:
+        copied = " and ".join(evidence["copied"])
+        fail(f"{what}: " + COPY_HINT.format(copied=copied, s="s" if len(evidence["copied"]) > 1 else "", how=how)
+             + f" ({todo})", cause=f"weights copied ({todo})", todo=todo)
+
+
+def expect_projection_takes_strided_weights(target, case: dict) -> None:
+    """gated_projection alone, on the same non-contiguous weights: a mistake there is TODO 2's, not TODO 3's."""
+    evidence = project(target, case, "silu", weight_layout="transposed")
+    expect_formula(evidence["out"], case, "silu", "gated_projection on transposed weights (TODO 2: pass each"
+                   " weight's own two strides to the kernel)", FLOAT32_RTOL, FLOAT32_RTOL, todo="TODO 2")
+    expect_no_copy(evidence, "gated_projection on transposed weights", "pass gate_weight and value_weight with their"
+                   " strides as they are", "TODO 2")
+
+
+def combined_views_premise(arguments: dict) -> None:
+    """The launch works, and the kernel reads transposed weights: each failing premise charged by its own test."""
+    what = "gated_projection_combined on a non-contiguous weight"
+    expect_launch_works(arguments["target"], arguments["kernels"], what)
+    expect_kernel_takes_weight_strides(arguments["kernels"], what)
+
+
+@pytest.mark.points(1)
+@waits_on(combined_views_premise)
+def test_combined_weight_not_copied(target, kernels, gen):
+    """The combined weight a transposed tensor's .T (its bias contiguous: the kernel takes no bias stride): the halves are views
+    of them, offsets and strides, and the kernel gets those views, not copies."""
+    case = inputs(gen)
+    evidence = project(target, case, "silu", combined=True, weight_layout="transposed")
+    failure = None
+    try:
+        expect_formula(evidence["out"], case, "silu", "gated_projection_combined on a non-contiguous weight"
+                       " (TODO 3)", FLOAT32_RTOL, FLOAT32_RTOL, todo="TODO 3")
+        expect_no_copy(evidence, "gated_projection_combined", "the gate's weight is weight[:intermediate], the"
+                       " value's weight[intermediate:] (the same for bias), views passed to gated_projection"
+                       " as they are", "TODO 3")
+    except pytest.fail.Exception as caught:
+        failure = caught
+    if failure is not None:  # told outside the except: one message, not two chained
+        expect_projection_takes_strided_weights(target, case)
+        raise failure
+

@@ -1,0 +1,161 @@
+"""Graded tests for exercises/triton_gated_mlp.py, the backward (TODO 4) and FusedGatedMLP (TODO 5): GLU's
+layers, the output and gradients against the GLU formula, the kernel doing the projection, and dropout.
+The block runs in float64: each test counts once the kernel computes, in float32 and in float64
+(``test_triton_gated_mlp.py``), and gated_projection gets its result from it
+(``test_triton_gated_mlp_launch.py``), so that a kernel's mistake is charged by the kernel's tests alone.
+Run: ``pytest tests/test_triton_gated_mlp*.py`` (``-m gated``)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip(
+    "triton", reason="Triton is not installed: it ships for Linux only, so the fused gated-MLP exercise"
+                     " cannot run on macOS or Windows (the other suites do)")
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+from grader.probes import stand_in_gated  # noqa: E402
+from tests.checks import describe_mismatch, fail  # noqa: E402
+from tests.gated_support import (check_launch_float64, EXERCISE, expect_kernel_computes_float64,  # noqa: E402
+                                 expect_launch_works, HIDDEN, INTERMEDIATE, KERNEL, stand_in_coefficients,
+                                 stand_in_words, torch_activation, waits_on)
+from tests.seam import error_fields, format_error  # noqa: E402
+
+pytestmark = pytest.mark.gated
+
+from tests.gated_support import kernels, start_both_processes  # noqa: E402,F401  fixtures of these tests
+
+
+def block_premise(what: str):
+    """The block's premises: the launch works (TODO 1-2), and the kernel computes in float64, the block's
+    dtype (TODO 1). Each failing premise is charged by its own test."""
+    def premise(arguments: dict) -> None:
+        shown = what.format(**arguments)
+        expect_launch_works(arguments["target"], arguments["kernels"], shown)
+        expect_kernel_computes_float64(arguments["kernels"], shown)
+    return premise
+
+
+def glu_weights(gen: torch.Generator, dtype=torch.float64) -> dict:
+    def draw(*shape):
+        return (torch.randn(*shape, generator=gen, dtype=torch.float64) * 0.3).to(dtype)
+
+    return {"Wv.weight": draw(INTERMEDIATE, HIDDEN), "Wv.bias": draw(INTERMEDIATE),
+            "Wg.weight": draw(INTERMEDIATE, HIDDEN), "Wg.bias": draw(INTERMEDIATE),
+            "Wo.weight": draw(HIDDEN, INTERMEDIATE), "Wo.bias": draw(HIDDEN)}
+
+
+def glu_formula(w: dict, x: torch.Tensor, activation: str) -> torch.Tensor:
+    hidden = torch_activation(activation)(F.linear(x, w["Wg.weight"], w["Wg.bias"])) * F.linear(
+        x, w["Wv.weight"], w["Wv.bias"])
+    return F.linear(hidden, w["Wo.weight"], w["Wo.bias"])
+
+
+def module_run(target, gen, activation: str = "gelu", **options) -> tuple[dict, dict, torch.Tensor, torch.Tensor]:
+    weights = glu_weights(gen)
+    x = torch.randn(3, 5, HIDDEN, generator=gen, dtype=torch.float64)
+    grad_out = torch.randn(3, 5, HIDDEN, generator=gen, dtype=torch.float64)
+    return module_evidence(target, weights, x, grad_out, activation, **options), weights, x, grad_out
+
+
+def module_evidence(target, weights: dict, x: torch.Tensor, grad_out: torch.Tensor, activation: str,
+                    **options) -> dict:
+    evidence = target.evidence(EXERCISE, "gated_module_run", hidden=HIDDEN, intermediate=INTERMEDIATE,
+                               activation=activation, weights=weights, x=x, grad_out=grad_out, **options)
+    if "error" in evidence:
+        fail(format_error(evidence["error"]), **error_fields(evidence["error"]))
+    return evidence
+
+
+@pytest.mark.points(1)
+def test_block_has_glus_layers(target, gen):
+    evidence, *_ = module_run(target, gen, run=False)  # the layers alone: the kernel is other tests' to judge
+    want = sorted(glu_weights(gen))
+    if evidence["names"] != want:
+        fail(f"FusedGatedMLP.__init__ (TODO 5): state_dict keys {evidence['names']}, expected {want}: GLU's"
+             " layers Wv, Wg and Wo with biases, so that a GLU's weights load into it")
+
+
+def own_projection(target, weights: dict, x: torch.Tensor, activation: str) -> torch.Tensor:
+    """What the code under test's own gated_projection gives on the block's inputs: the block is judged on
+    what it does with it (its wiring), so a kernel mistake is charged by the kernel's tests alone."""
+    evidence = target.evidence(EXERCISE, "gated_projection_run", x=x, gate_weight=weights["Wg.weight"],
+                               value_weight=weights["Wv.weight"], gate_bias=weights["Wg.bias"],
+                               value_bias=weights["Wv.bias"], activation=activation)
+    if "error" in evidence:
+        fail("FusedGatedMLP counts once gated_projection runs on its inputs (TODO 1-2): "
+             + format_error(evidence["error"]), waits_on="test_kernel_does_the_work", todo="TODO 2")
+    return evidence["out"]
+
+
+@pytest.mark.points(2)
+@pytest.mark.parametrize("activation", ["silu", "gelu"])
+@waits_on(block_premise("FusedGatedMLP(activation={activation!r}) runs"))
+def test_block_matches_glu(target, kernels, gen, activation):
+    evidence, weights, x, grad_out = module_run(target, gen, activation)
+    hidden = own_projection(target, weights, x, activation)
+    want = F.linear(hidden, weights["Wo.weight"], weights["Wo.bias"])
+    got = evidence["out"]
+    if got.shape != want.shape or not torch.allclose(got, want, rtol=1e-10, atol=1e-10):
+        detail = describe_mismatch(got, want, 1e-10, 1e-10) if got.shape == want.shape else f"shape {tuple(got.shape)}"
+        fail(f"FusedGatedMLP(activation={activation!r}).forward (TODO 5) is not Wo(gated_projection(x, Wg, Wv))"
+             f" with GLU's weights: the gate's and the value's layers, then Wo, then dropout [{detail}]")
+    # Does the block's projection come from the kernel? The same call with the kernel replaced by a stand-in.
+    coefficients = stand_in_coefficients(gen)
+    swapped = module_evidence(target, weights, x, grad_out, activation, stand_ins=coefficients, train=False)["out"]
+    flat = x.reshape(-1, HIDDEN)
+    projected = stand_in_gated(flat, weights["Wg.weight"], weights["Wv.weight"], weights["Wg.bias"],
+                               weights["Wv.bias"], activation, coefficients["gated"])
+    want = F.linear(projected, weights["Wo.weight"], weights["Wo.bias"]).reshape(x.shape)
+    if swapped.shape != want.shape or not torch.allclose(swapped, want, rtol=1e-9, atol=1e-9 * want.abs().max().item()):
+        failure = None
+        try:  # the block is float64: a float64 launch that asks for float32 sums is test_kernel_does_the_work's
+            check_launch_float64(target, gen)
+        except pytest.fail.Exception as caught:
+            failure = caught
+        if failure is not None:
+            fail(f"FusedGatedMLP(activation={activation!r}) runs in float64: this counts once gated_projection"
+                 f" gets the projection from {KERNEL} in float64 (TODO 2; test_kernel_does_the_work passes); it"
+                 f" does not yet: {str(failure).splitlines()[0]}", waits_on="test_kernel_does_the_work", todo="TODO 2")
+        fail(f"FusedGatedMLP(activation={activation!r}).forward does not get its projection from {KERNEL}:"
+             f" {stand_in_words(coefficients)}, its output did not follow. The projection must go through"
+             f" GatedProjectionFunction, one launch of {KERNEL} (TODO 5)")
+
+
+@pytest.mark.points(2)
+@waits_on(block_premise("FusedGatedMLP's backward runs"))
+def test_block_gradients(target, kernels, gen):
+    evidence, weights, x, grad_out = module_run(target, gen, "gelu")
+    leaves = {k: v.clone().requires_grad_(True) for k, v in weights.items()}
+    xs = x.clone().requires_grad_(True)
+    glu_formula(leaves, xs, "gelu").backward(grad_out)
+    want = {name: p.grad for name, p in leaves.items()}
+    # Wo's gradient is grad_out^T times what the forward computed: the code under test's own projection,
+    # so that a forward mistake is the forward tests' to charge. The rest is the backward's (TODO 4).
+    hidden = own_projection(target, weights, x, "gelu")
+    want["Wo.weight"] = grad_out.reshape(-1, HIDDEN).T @ hidden.reshape(-1, INTERMEDIATE)
+
+    def close(got, expected) -> bool:
+        return got is not None and got.shape == expected.shape and torch.allclose(
+            got, expected, rtol=1e-8, atol=1e-8 * expected.abs().nan_to_num().max().item())
+
+    wrong = [name for name in want if not close(evidence["grads"].get(name), want[name])]
+    if not close(evidence["grad_x"], xs.grad):
+        wrong.insert(0, "x")
+    if wrong:
+        fail(f"GatedProjectionFunction.backward (TODO 4): the gradients of {', '.join(wrong)} are wrong: with"
+             " g = x Wg^T + bg and v = x Wv^T + bv, d/dv = grad * act(g), d/dg = grad * v * act'(g), then"
+             " through the two linear maps (the biases' gradients sum over the tokens)")
+
+
+@pytest.mark.points(1)
+@waits_on(block_premise("FusedGatedMLP runs in training"))
+def test_block_dropout(target, kernels, gen):
+    evidence, *_ = module_run(target, gen, "silu", dropout=0.5, train=True)
+    zeros = (evidence["out"] == 0).double().mean().item()
+    # 225 outputs, share 0.5: six standard deviations are 0.2 either side.
+    if not 0.3 <= zeros <= 0.7:
+        fail(f"FusedGatedMLP in training with dropout=0.5: {zeros:.0%} of the outputs are zero, expected about"
+             " half: the dropout goes after Wo, and only in training (TODO 5)")
