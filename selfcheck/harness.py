@@ -34,10 +34,12 @@ options make many runs cheaper without sharing anything between them:
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 import xml.etree.ElementTree as ET
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -74,12 +76,23 @@ def expected_failures(variant: Path) -> dict[str, str]:
     return expected
 
 
+_PARSING = threading.Lock()
+
+
+@functools.lru_cache(maxsize=None)
+def tests_in(suite: str) -> frozenset[str]:
+    """The test functions a suite file defines. Parsed under a lock: variants run from several threads,
+    and Python 3.11's ast.parse is not safe to call from two at once."""
+    with _PARSING:
+        tree = ast.parse((REPO / "tests" / suite).read_text())
+    return frozenset(node.name for node in tree.body if isinstance(node, ast.FunctionDef))
+
+
 def suite_of(suites: tuple[str, ...], test_id: str) -> str:
     """Which of a task's suite files defines the test ``test_id`` (``test_x[param]``)."""
     name = test_id.split("[")[0]
     for suite in suites:
-        tree = ast.parse((REPO / "tests" / suite).read_text())
-        if any(isinstance(node, ast.FunctionDef) and node.name == name for node in tree.body):
+        if name in tests_in(suite):
             return suite
     raise KeyError(f"no test {name} in {', '.join(suites)}")
 

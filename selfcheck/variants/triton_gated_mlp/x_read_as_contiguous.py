@@ -1,8 +1,8 @@
 """Wrong: the kernel reads x as if it were contiguous (row * K + k), ignoring the strides the launch passes."""
 
 EXPECT_FAILURES = {
-    "test_forward_noncontiguous_x[transposed]": "check the K loop, the tiles' offsets and strides",
-    "test_forward_noncontiguous_x[strided]": "some elements were never written",
+    "test_forward_noncontiguous_x[transposed]": "reads the x as contiguous rows",
+    "test_forward_noncontiguous_x[strided]": "index each tile with the strides it is given",
 }
 
 EDITS = [
