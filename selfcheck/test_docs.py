@@ -276,7 +276,9 @@ def test_the_dev_container_is_the_readme_set_up():
     container = json.loads((REPO / ".devcontainer" / "devcontainer.json").read_text())
     readme = (REPO / "README.md").read_text()
     set_up = next(c for c in COMMANDS if c.doc == "README.md" and c.fenced)
-    assert container["postCreateCommand"] == set_up.text, "the dev container must run the README's set-up line"
+    # Linux without a GPU: the set-up line with PyTorch's CPU index, as the README says to add it.
+    cpu_index = re.search(r"add `(--extra-index-url\s+\S+)`", " ".join(readme.split())).group(1)
+    assert container["postCreateCommand"] == f"{set_up.text} {cpu_index}", "the dev container must run the README's set-up line"
     version = re.search(r"\(Python (\d+\.\d+), CPU\)", readme).group(1)
     assert re.search(rf":(?:\d+-)?{re.escape(version)}-", container["image"]), (container["image"], version)
     assert "ms-python.python" in container["customizations"]["vscode"]["extensions"]
