@@ -27,8 +27,8 @@ from pathlib import Path
 from grader.paths import KERNEL_MAPS_ENV, REFERENCE, REPO, SNAPSHOT_SEED, reference_present
 from grader.probes.safe_text import printable
 from grader.results import FIELDS, KINDS, BonusRule, Grade, TestResult
-from grader.sandbox import (MAX_SUBMISSION_FILE_BYTES, MAX_SUBMISSION_FILES, SANDBOX_ENV, SANDBOX_STARTED_ENV, Limits,
-                            become_subreaper, exercise_folder, kill_group, kill_strays, spawn)
+from grader.sandbox import SANDBOX_ENV, SANDBOX_STARTED_ENV, Limits, become_subreaper, kill_group, kill_strays, spawn
+from grader.submission_files import SubmissionFiles, read_submission
 from grader.tasks import SUITES, TASK_TITLES
 
 
@@ -49,18 +49,13 @@ def grader_version() -> str:
     return digest.hexdigest()[:12]
 
 
-def content_seed(submission: Path) -> int:
+def content_seed(files: SubmissionFiles) -> int:
     """The seed for a submission: the same files and the same grader give the same grade.
 
-    It covers exactly what the child gets to see (the folder's top-level .py files, as the sandbox
-    copies them), so renaming the folder or adding a README does not change the data.
+    It covers exactly what was read of the hand-in (``grader/submission_files.py``: its top-level .py
+    files), so renaming the folder or adding a README does not change the data.
     """
-    digest = hashlib.sha256(grader_version().encode())
-    folder = exercise_folder(submission)
-    files = sorted(p for p in folder.glob("*.py") if p.is_file() and not p.is_symlink()) if folder.is_dir() else []
-    for path in files[:MAX_SUBMISSION_FILES]:
-        if path.stat().st_size <= MAX_SUBMISSION_FILE_BYTES:
-            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    digest = hashlib.sha256(grader_version().encode() + files.digest().encode())
     return int.from_bytes(digest.digest()[:4], "big") % (2**31 - 1) + 1
 
 
@@ -208,12 +203,17 @@ def child_cannot_start(why: str, sandbox_required: bool = False) -> GraderFailur
 
 def grade(submission: Path, *, display: str | None = None, seed: int | None = None,
           limits: Limits | None = None, sandbox_mode: str = "auto", tasks: list[str] | None = None,
-          log: list[str] | None = None, runner=None, bonus: BonusRule | None = None) -> Grade:
+          log: list[str] | None = None, runner=None, bonus: BonusRule | None = None,
+          files: SubmissionFiles | None = None) -> Grade:
     """Grade the exercise files in ``submission`` (a folder of them, or a whole checkout).
 
+    The hand-in is read once, here (``read_submission``), unless ``files`` is what was already read of
+    it (the batch reads each hand-in once, to compare it with its record); the grading run works on a
+    private copy of those bytes, never on the submission's folder.
     ``runner`` runs the pytest session (default: a fresh process; the batch passes a warm one);
     ``bonus``: which of the tasks are a bonus, and their worth (``grader/results.py``).
     """
+    files = read_submission(submission) if files is None else files
     limits = limits or Limits()
     runner = runner or SubprocessRunner()
     if sandbox_mode != "auto":  # grading for credit, or a sandbox turned off on purpose: fail fast
@@ -225,9 +225,10 @@ def grade(submission: Path, *, display: str | None = None, seed: int | None = No
             raise GraderFailure(f"--seed {seed} needs the reference (solution/hidden/), which this repository does"
                                 f" not have: here the tests' data is that of seed {SNAPSHOT_SEED}")
         seed = SNAPSHOT_SEED
-    seed = content_seed(submission) if seed is None else seed
+    seed = content_seed(files) if seed is None else seed
     grade_ = Grade(submission=display or str(submission), seed=seed, bonus=dict(bonus.weights) if bonus else {},
-                   bonus_cap=bonus.cap if bonus else None)
+                   bonus_cap=bonus.cap if bonus else None, refused=[str(r) for r in files.refused],
+                   files_digest=files.digest())
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="grader-run-") as tmp:
         results, log_path = Path(tmp) / "results.jsonl", Path(tmp) / "pytest.log"
@@ -238,7 +239,8 @@ def grade(submission: Path, *, display: str | None = None, seed: int | None = No
         # nobody reaches its own copy inside.
         env["TMPDIR"] = tmp
         os.chmod(tmp, 0o711)
-        returncode, timed_out = runner(pytest_args(submission.resolve(), results, seed, tasks), env,
+        copy = files.write_copy(Path(tmp) / "submission")  # what the session grades: never the hand-in itself
+        returncode, timed_out = runner(pytest_args(copy, results, seed, tasks), env,
                                        log_path, timeout)
         text = log_path.read_text("utf-8", "replace") if log_path.exists() else ""
         if log is not None:

@@ -73,6 +73,9 @@ def text(grade: Grade) -> str:
             lines.append(f"      {t.message}")
     if optional:
         lines += ["", f"Not handed in (optional, bonus): {', '.join(task_title(t) for t in optional)}"]
+    if grade.refused:
+        lines += ["", "Not read from the hand-in (graded as not handed in):"]
+        lines += [f"  {why}" for why in grade.refused]
     if grade.not_graded:
         lines += ["", "Not graded on this machine (not counted in the total):"]
         lines += [f"  {why}" for why in grade.not_graded]
@@ -110,6 +113,8 @@ def as_json(grade: Grade) -> dict:
         "seconds": round(grade.seconds, 2),
         "grader_peak_mb": grade.grader_peak_mb,
         "not_graded": grade.not_graded,
+        "refused": grade.refused,
+        "files_digest": grade.files_digest,
         "tasks": tasks,
         "tests": [{"name": t.name, "task": t.task, "points": t.points, "max": t.max_points,
                    "status": t.status, "message": t.message,
@@ -171,6 +176,8 @@ def markdown(grade: Grade) -> str:
         lines.append(f"| {cells} | {why} |")
     how = f" ({markdown_cell(sandbox_how(grade))})" if sandbox_how(grade) else ""
     lines += ["", f"Seed {grade.seed}. Sandboxed: {'yes' if grade.sandboxed else '**no**'}{how}."]
+    for why in grade.refused:
+        lines.append(f"Not read from the hand-in: {markdown_cell(why)}")
     for why in grade.not_graded:
         lines.append(f"Not graded here: {markdown_cell(why)}")
     return "\n".join(lines) + "\n"
@@ -212,4 +219,5 @@ def from_json(data: dict) -> Grade:
     return Grade(submission=data["submission"], seed=data["seed"], tests=tests, isolation=data["isolation"],
                  isolation_summary=data.get("isolation_summary", ""), sandboxed=data["sandboxed"],
                  seconds=data["seconds"], grader_peak_mb=data["grader_peak_mb"], not_graded=data["not_graded"],
+                 refused=[str(r) for r in data.get("refused", [])], files_digest=str(data.get("files_digest", "")),
                  bonus={task: weights.get(task) for task in data.get("bonus", [])}, bonus_cap=data.get("bonus_cap"))

@@ -64,6 +64,8 @@ class Grade:
     seconds: float = 0.0
     grader_peak_mb: int = 0  # peak memory of the trusted pytest process that judged the evidence
     not_graded: list[str] = field(default_factory=list)  # suites skipped on this machine, with why
+    refused: list[str] = field(default_factory=list)  # entries of the hand-in not read ("NAME: why"), as not handed in
+    files_digest: str = ""  # the fingerprint of the files read (grader/submission_files.py): a changed hand-in differs
     # Bonus tasks -> what each one's full marks are worth in bonus points (None: its own points); their
     # points count as bonus points, never in the maximum. ``bonus_cap``: the most bonus points in all.
     bonus: dict[str, float | None] = field(default_factory=dict)

@@ -18,8 +18,10 @@ A submission that hangs, crashes or eats memory is stopped by its limits and cos
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
+import socket
 import sys
 import tempfile
 import threading
@@ -36,6 +38,7 @@ from grader.results import BonusRule
 from instructor.intake import Intake, Submission
 from grader.probes.safe_text import printable
 from grader.sandbox import Limits
+from grader.submission_files import SubmissionFiles, read_submission
 
 EXIT_OK, EXIT_GRADER_ERROR, EXIT_INTERRUPTED = 0, 3, 130
 
@@ -91,11 +94,12 @@ def make_runner():
     return SubprocessRunner()
 
 
-def _grade_one(sub: Submission, limits: Limits, sandbox_mode: str, tasks, seed, bonus, runner) -> Record:
+def _grade_one(sub: Submission, files: SubmissionFiles, limits: Limits, sandbox_mode: str, tasks, seed, bonus,
+               runner) -> Record:
     started = time.monotonic()
     try:
         return Record.of(sub, grade(sub.path, display=sub.name, limits=limits, sandbox_mode=sandbox_mode, tasks=tasks,
-                                    seed=seed, runner=runner, bonus=bonus))
+                                    seed=seed, runner=runner, bonus=bonus, files=files))
     except SandboxUnavailable:
         raise  # the machine, not this submission: the whole batch stops
     except GraderFailure as exc:
@@ -116,10 +120,53 @@ def _pick(found: Intake, only: str, folder: Path) -> Submission:
                         " submission column)")
 
 
-def run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits: Limits, sandbox_mode: str,
-              tasks=None, seed=None, only: str | None = None, feedback: Path | None = None,
-              feedback_format: str = "md", bonus: BonusRule | None = None,
-              canvas_assignment: str | None = None) -> int:
+class BatchLock:
+    """The output's lock, held for the whole run: one batch at a time writes a CSV and its store.
+
+    An exclusive ``flock`` on ``.NAME.lock`` beside the CSV: the kernel releases it when the process ends,
+    however it ends, so a crashed batch leaves nothing held. The file says who holds it, for the
+    message of the batch that finds it held."""
+
+    def __init__(self, outputs: Outputs) -> None:
+        self.path = outputs.lock
+        self.fd: int | None = None
+
+    def __enter__(self) -> "BatchLock":
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 300).decode("utf-8", "replace").strip() or "another batch"
+            os.close(fd)
+            raise GraderFailure(f"{self.path.name.removeprefix('.').removesuffix('.lock')} is being written by another"
+                                f" batch ({printable(holder)}): nothing was graded; wait for it to end, or give this"
+                                " batch another --csv") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"process {os.getpid()} on {socket.gethostname()}, started {time.strftime('%Y-%m-%d %H:%M:%S')}"
+                     .encode())
+        self.fd = fd
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self.fd is not None:
+            os.ftruncate(self.fd, 0)
+            os.close(self.fd)  # and the lock with it
+            self.fd = None
+
+
+def run_batch(folder: Path, csv_path: Path, **options) -> int:
+    """Grade every hand-in of ``folder`` into ``csv_path`` and the files beside it (``_run_batch``), while
+    holding the output's lock: a second batch on the same CSV stops before grading and says which holds it."""
+    outputs = Outputs.beside(csv_path, options.get("feedback"), options.get("feedback_format", "md"))
+    with BatchLock(outputs):
+        return _run_batch(folder, csv_path, **options)
+
+
+def _run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits: Limits, sandbox_mode: str,
+               tasks=None, seed=None, only: str | None = None, feedback: Path | None = None,
+               feedback_format: str = "md", bonus: BonusRule | None = None,
+               canvas_assignment: str | None = None) -> int:
     if not folder.is_dir() and not intake.is_class_zip(folder):
         raise GraderFailure(f"--batch {folder}: no such folder or .zip")
     outputs = Outputs.beside(csv_path, feedback, feedback_format)
@@ -136,11 +183,24 @@ def run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits: 
             raise GraderFailure(f"--batch {folder}: no submission in it ({len(found.skipped)} entries skipped)")
         from_canvas = {s.name for s in found.submissions if s.lms == "canvas"} | {r.name for r in kept if r.lms == "canvas"}
         gradebooks.check_canvas_assignment(canvas_assignment, len(from_canvas))
+        # Each hand-in read once, here (grader/submission_files.py): what --resume compares with its record,
+        # and what is graded.
+        files = {sub.name: read_submission(sub.path) for sub in found.submissions}
         if only:
             todo = [_pick(found, only, folder)]
         else:
-            done = {record.name for record in kept if record.grade is not None}
+            # Done: graded from the same files. A hand-in changed since its grade is graded again.
+            done = {record.name for record in kept if record.grade is not None
+                    and record.name in files and record.grade.files_digest == files[record.name].digest()}
+            changed = sorted(r.name for r in kept if r.grade is not None and r.name in files and r.name not in done)
             todo = [sub for sub in found.submissions if sub.name not in done]
+            gone = [r.name for r in kept if r.name not in files]
+            if gone:
+                store.drop(gone)
+                print(f"dropped {len(gone)} record(s) of submissions no longer in {folder}: {', '.join(map(printable, gone))}"
+                      f" (kept in {store.dropped_folder})", file=sys.stderr)
+            if changed:
+                print(f"graded again, changed since their grade: {', '.join(map(printable, changed))}", file=sys.stderr)
         total = len(found.submissions)
         if resume and len(todo) < total:
             print(f"resuming: {total - len(todo)} of {total} submissions already graded (their records are in"
@@ -151,7 +211,8 @@ def run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits: 
                 # Once for the whole batch, here in the main thread, where Ctrl-C reaches it: where no
                 # child can start, every submission would fail the same way.
                 check_child_can_start(limits, sandbox_mode)
-            _grade_all(todo, jobs, graded.append, store, (limits, sandbox_mode, tasks, seed, bonus), total - len(todo))
+            _grade_all(todo, files, jobs, graded.append, store, (limits, sandbox_mode, tasks, seed, bonus),
+                       total - len(todo))
         except SandboxUnavailable as exc:
             if graded:  # the sandbox failed midway: the CSV shows what was graded before
                 batch_reports.write_all(outputs, store.records(), found.skipped, canvas_assignment)
@@ -183,7 +244,8 @@ def run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits: 
     return EXIT_GRADER_ERROR if todo and errors == len(todo) else EXIT_OK
 
 
-def _grade_all(todo: list[Submission], jobs: int, finished_one, store, how: tuple, already: int) -> None:
+def _grade_all(todo: list[Submission], files: dict[str, SubmissionFiles], jobs: int, finished_one, store, how: tuple,
+               already: int) -> None:
     """Grade ``todo``, ``jobs`` at a time; as each finishes, its record is kept in ``store`` (by this
     thread alone) and passed to ``finished_one``.
 
@@ -199,7 +261,7 @@ def _grade_all(todo: list[Submission], jobs: int, finished_one, store, how: tupl
         while queue or pending:
             while queue and len(pending) < jobs:
                 sub = queue.pop(0)
-                pending[pool.submit(_grade_one, sub, *how, runner)] = sub
+                pending[pool.submit(_grade_one, sub, files[sub.name], *how, runner)] = sub
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
                 pending.pop(future)

@@ -65,6 +65,11 @@ class Outputs:
         return Store(self.csv.with_name(f".{self.csv.stem}_results"))
 
     @property
+    def lock(self) -> Path:
+        """Held by the batch that writes these files (instructor/batch.py's BatchLock)."""
+        return self.csv.with_name(f".{self.csv.name}.lock")
+
+    @property
     def items(self) -> Path:
         return self.named("_items.csv")
 
@@ -84,7 +89,7 @@ class Outputs:
 
     def all(self) -> set[Path]:
         """Everything the batch writes, so that a CSV kept inside the batch folder is not graded."""
-        paths = [self.csv, self.feedback, self.store.folder, self.items, self.histogram, self.skipped]
+        paths = [self.csv, self.feedback, self.store.folder, self.lock, self.items, self.histogram, self.skipped]
         return {p.resolve() for p in paths + [self.gradebook(lms) for lms in LMS_FILES]}
 
 
@@ -96,6 +101,8 @@ def row_for(record: Record) -> dict:
     if result is None:
         row.update(status="error", first_failure=record.error, seconds=f"{record.seconds:.1f}")
         return row
+    if result.refused:  # files of the hand-in not read (a link, a FIFO, too large): graded as not handed in
+        row["note"] = "; ".join([record.note] * bool(record.note) + [f"not read: {r}" for r in result.refused])
     row.update(score=result.score, max_score=result.max_score, core_score=result.core_score,
                bonus_score=result.bonus_score, bonus_max=result.bonus_max, isolation=result.isolation,
                sandboxed="true" if result.sandboxed else "false",  # as in the JSON report

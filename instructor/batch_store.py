@@ -13,6 +13,7 @@ files written so far) all leave the same consistent set of files behind.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,6 +90,18 @@ class Store:
                 found.append(Record(name, error=f"its record {path} cannot be read ({type(exc).__name__}):"
                                                 f" grade it again with --resume or --only {name}"))
         return sorted(found, key=lambda record: record.name.casefold())
+
+    @property
+    def dropped_folder(self) -> Path:
+        return self.folder / "dropped"
+
+    def drop(self, names: list[str]) -> None:
+        """Records of submissions no longer in the batch folder: moved aside (``dropped/``), out of every
+        report, not deleted."""
+        self.dropped_folder.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            if self.path(name).exists():
+                os.replace(self.path(name), self.dropped_folder / f"{name}.json")
 
     def graded(self) -> set[str]:
         """For ``--resume``: the submissions that are done."""

@@ -123,6 +123,7 @@ def feedback(name: str, grade: Grade, fmt: str = "md") -> str:
                          f" the output is right: {w.names(waiting)}")
         lines.append("")
     notes = [f"Graded {'in the sandbox' if grade.sandboxed else 'WITHOUT the sandbox'}; data seed {grade.seed}."]
+    notes += [f"Not read from your hand-in (graded as not handed in): {printable(r)}" for r in grade.refused]
     notes += [f"Not graded on the grading machine: {printable(n)}" for n in grade.not_graded]
     return "\n".join(lines + notes) + "\n"
 

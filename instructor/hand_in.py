@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
+from grader.submission_files import LINK_REFUSED, Refusal
 from instructor.unzip import Unpacker
 
 MAX_DEPTH = 8  # how deep in a student's folders and zips exercise files are looked for
@@ -81,6 +82,7 @@ class HandIn:
     other: list[str] = field(default_factory=list)  # loose files that are not Python: named in the note
     refused: list[tuple[str, str]] = field(default_factory=list)  # (zip, why it was not opened)
     unopened: list[str] = field(default_factory=list)  # zips inside zips
+    links: list[str] = field(default_factory=list)  # symbolic links, never followed: named in the note
 
     def add_file(self, path: Path, shown: str, depth: int) -> None:
         """One loose file (``shown``: its name without the LMS's prefix) or a file of a folder."""
@@ -108,8 +110,11 @@ class HandIn:
             deeper = []
             for folder, shown in level:
                 for child in sorted(folder.iterdir()):
-                    if child.name.startswith((".", "__")) or child.is_symlink():
-                        continue  # .git, __MACOSX, __pycache__; links are never followed
+                    if child.name.startswith((".", "__")):
+                        continue  # .git, __MACOSX, __pycache__
+                    if child.is_symlink():  # never followed, and said: a link named like an exercise is no hand-in
+                        self.links.append(str(Refusal(shown + child.name, LINK_REFUSED)))
+                        continue
                     if child.is_dir():
                         deeper.append((child, f"{shown}{child.name}/"))
                     elif child.suffix.lower() == ".zip":
@@ -137,6 +142,8 @@ class HandIn:
                 why += f"; it holds {', '.join(held[:3])}"
             if self.unopened:
                 why += f"; a zip inside a zip ({self.unopened[0]}) is not extracted"
+            if self.links:
+                why += f"; not read: {'; '.join(self.links[:3])}"
             return "", why
         chosen, notes = {}, []
         for exercise, found in sorted(by_exercise.items()):
@@ -157,6 +164,7 @@ class HandIn:
             notes.append(f"not graded: {', '.join(self.other[:NAMED])}{more} (only .py files are)")
         if self.unopened:
             notes.append(f"not extracted: {', '.join(self.unopened)} (a zip inside a zip)")
+        notes += [f"not read: {link}" for link in self.links]
         target.mkdir(parents=True)
         for name, found in helpers.items():
             shutil.copyfile(found.path, target / name)

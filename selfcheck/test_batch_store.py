@@ -73,11 +73,13 @@ class Batch:
             self.writes[key] = self.writes.get(key, 0) + 1
             write_bytes(path, data)
 
-        def stand_in(path, *, display, **_):
+        def stand_in(path, *, display, files, **_):
             self.graded.append(display)
             if display in self.failing:
                 raise GraderFailure("the grading run wrote no results: not graded")
-            return fake_grade(display)
+            grade = fake_grade(display)
+            grade.files_digest = files.digest()  # as grade() does: what --resume compares
+            return grade
 
         scan = intake.scan
 
@@ -150,6 +152,42 @@ def test_resume_grades_the_errors_again_and_nothing_else(lms_batch):
     after = {row["submission"]: row for row in lms_batch.rows()}
     assert after["joneseve"]["status"] == "graded" and after["joneseve"]["score"] == "7", after["joneseve"]
     assert all(after[name] == before[name] for name in before if name != "joneseve")
+
+
+def test_resume_grades_a_changed_hand_in_again_and_drops_a_student_who_left(lms_batch, capsys):
+    lms_batch.run()
+    (lms_batch.folder / "carol" / "mlp_block.py").write_text("# carol handed in again\n")
+    (lms_batch.folder / "smithbob_111_222_mlp_block.py").unlink()
+    assert lms_batch.run(resume=True) == 0
+    assert lms_batch.graded == ["carol"]
+    said = capsys.readouterr().err
+    assert "graded again, changed since their grade: carol" in said, said
+    assert "dropped 1 record(s) of submissions no longer in" in said and "smithbob" in said, said
+    assert "smithbob" not in {row["submission"] for row in lms_batch.rows()}
+    assert (lms_batch.csv.parent / ".grades_results" / "dropped" / "smithbob.json").exists()
+
+
+def test_a_second_batch_on_the_same_output_stops_before_grading(lms_batch):
+    """The lock is held for the whole run, by a process; when that process dies (killed, not ended
+    cleanly) nothing is left held."""
+    import signal
+    import subprocess
+    import sys
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from pathlib import Path; from instructor.batch import BatchLock;"
+         " from instructor.batch_reports import Outputs; lock = BatchLock(Outputs.beside(Path(sys.argv[1])));"
+         " lock.__enter__(); print('held', flush=True); time.sleep(600)", str(lms_batch.csv)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(GraderFailure, match=rf"being written by another batch \(process {holder.pid} on "):
+            lms_batch.run()
+        assert lms_batch.graded == [] and not lms_batch.csv.exists()
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    assert lms_batch.run() == 0 and len(lms_batch.graded) == len(POINTS)
 
 
 def test_only_replaces_one_record(lms_batch, monkeypatch):

@@ -76,12 +76,16 @@ SWIGLU_CONTROLS = {"forge_launch_evidence": "swiglu_in_pytorch",  # PyTorch SwiG
                    "kernel_default_runs_code": "kernels_compute_nothing",  # kernels launched, computing nothing
                    "line_separator_hides_code": "kernels_compute_nothing",
                    "helper_named_like_a_builtin": "kernels_compute_nothing",
-                   "kernels_hold_an_answer_table": "kernels_compute_nothing"}
+                   "kernels_hold_an_answer_table": "kernels_compute_nothing",
+                   "kernel_reaches_python_through_tl": "kernels_compute_nothing",
+                   # A link scores what no file does, whatever it points at: the file is not read.
+                   "links_to_the_swiglu_reference": "kernels_compute_nothing"}
 SWIGLU_ATTACKS = sorted({*SWIGLU_CONTROLS, *SWIGLU_CONTROLS.values()})
 SWIGLU_LIMITS = ["--call-timeout", "60", "--budget", "120", "--memory-mb", "2048"]
 # The same for the gated task: its control wires a kernel that computes nothing as the reference does.
 GATED_CONTROLS = dict.fromkeys(["gated_pytorch_one_launch", "gated_pytorch_no_launch", "gated_reads_stand_ins",
-                                "gated_kernel_holds_an_answer_table"], "gated_kernel_computes_nothing")
+                                "gated_kernel_holds_an_answer_table", "gated_atomic_out_of_bounds",
+                                "links_to_the_gated_reference"], "gated_kernel_computes_nothing")
 GATED_ATTACKS = sorted({*GATED_CONTROLS, *GATED_CONTROLS.values()})
 
 
@@ -101,11 +105,20 @@ def attack_source(stored: Path) -> str:
     return apply_edits(attack_source(source), changes, f"{stored.parent.name}/{stored.name}")
 
 
+def make_links(stored: Path, into: Path) -> None:
+    """The symbolic links an attack's ``links.json`` names (git would keep them, a copy would not)."""
+    if not stored.exists():
+        return
+    for name, target in json.loads(stored.read_text())["links"].items():
+        (into / name).symlink_to(target.replace("{REPO}", str(REPO)))
+
+
 def build_batch(folder: Path, attacks: list[str], loopback_port: int = 0, honest: bool = True) -> None:
     for name in attacks:
         place(ATTACKS_DIR / name, folder / name)
         for stored in (ATTACKS_DIR / name).glob("*.py"):
             (folder / name / stored.name).write_text(attack_source(stored))
+        make_links(ATTACKS_DIR / name / "links.json", folder / name)
         source = ATTACKS_DIR / name / "mlp_block.py"
         if source.exists() and "import payoff" in source.read_text():  # what it earns if its action works
             shutil.copy(ATTACKS_DIR / "_payoff" / "payoff.py", folder / name / "payoff.py")
@@ -275,9 +288,13 @@ def test_swiglu_attack_scores_no_more_than_its_control(swiglu_batch, attack):
     row = expect_no_more_than_control(swiglu_batch, attack, SWIGLU_CONTROLS[attack])
     if attack == "kernel_default_runs_code":
         assert "has a default value" in row["first_failure"], row["first_failure"]
+    if attack == "kernel_reaches_python_through_tl":
+        assert "tl.math.wraps, which is the Python function functools.wraps" in row["first_failure"], row["first_failure"]
+    if attack == "links_to_the_swiglu_reference":
+        assert "not read: triton_swiglu.py: a symbolic link" in row["note"], row
     if attack == "helper_named_like_a_builtin":
-        assert any(said in row["first_failure"] for said in ("is named like Python's or Triton's own isinstance",
-                                                              "assigns to")), row["first_failure"]
+        refusals = ("is named like Python's or Triton's own isinstance", "assigns to", "tl.random, which is the module")
+        assert any(said in row["first_failure"] for said in refusals), row["first_failure"]
 
 
 @pytest.mark.parametrize("attack", sorted(GATED_CONTROLS))
@@ -285,7 +302,12 @@ def test_gated_attack_scores_no_more_than_its_control(gated_batch, attack):
     """The gated projection computed by PyTorch, with one launch of a kernel that computes nothing, with no
     launch, or following the stand-in by reading its coefficients, earns nothing over the honest wiring of
     a kernel that computes nothing."""
-    expect_no_more_than_control(gated_batch, attack, GATED_CONTROLS[attack])
+    row = expect_no_more_than_control(gated_batch, attack, GATED_CONTROLS[attack])
+    if attack == "links_to_the_gated_reference":
+        assert all(f"not read: {name}: a symbolic link" in row["note"] for name in ("triton_gated_mlp.py", "mlp_cost.py")), row
+        assert int(row["grader_peak_mb"]) < GRADER_PEAK_LIMIT_MB, row
+    if attack == "gated_atomic_out_of_bounds":
+        assert "tried to tl.atomic_add" in row["first_failure"], row["first_failure"]
 
 
 def expect_no_more_than_control(batch: dict, attack: str, control_name: str) -> dict:

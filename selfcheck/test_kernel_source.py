@@ -217,7 +217,12 @@ KERNEL_HEAD = "@triton.jit\ndef _swiglu_forward_kernel("
                       "@triton.jit(noinline=True)\ndef gated(g, v, *, scale):\n    return scale * g * tl.sigmoid(g) * v\n\n\n"),
     with_forward_line("    tl.static_assert(BLOCK_SIZE > 0)\n    assert BLOCK_SIZE > 0, 'a block holds elements'\n"
                       "    out = (gate * tl.sigmoid(gate) * value).to(out_ptr.type.element_ty)\n"),
-], ids=["jit-called", "jit-option", "noinline-kwonly-helper", "assert-and-type"])
+    # A name that names nothing reaches nothing: Triton's own error where a launch compiles it.
+    with_forward_line("    if BLOCK_SIZE < 0:\n        gate = tl.math.no_such_function(gate)\n"
+                      "    out = gate * tl.sigmoid(gate) * value\n"),
+    with_forward_line("    out = gate * tl.math.exp(tl.zeros_like(gate)) * tl.sigmoid(gate) * value\n"),
+], ids=["jit-called", "jit-option", "noinline-kwonly-helper", "assert-and-type", "unknown-name-not-refused",
+        "tl-math-builtin"])
 def test_right_kernels_written_other_ways_are_taken(student):
     assembled = assemble(student, REFERENCE, "triton_swiglu.py")
     assert not assembled.problems, assembled.problems
@@ -229,12 +234,21 @@ def test_right_kernels_written_other_ways_are_taken(student):
      "takes here only"),
     (with_forward_line("    out = isinstance(gate, value)\n", "@triton.jit\ndef isinstance(g, v):\n    return g * v\n\n\n"),
      "is named like Python's or Triton's own isinstance"),
-    (with_forward_line("    stash = tl.random.philox\n    out = gate * value\n"), "uses .random"),
+    (with_forward_line("    stash = tl.random.philox\n    out = gate * value\n"), "uses tl.random, which is the module"),
     (with_forward_line("    gate.shape = value\n    out = gate * value\n"), "assigns to `gate.shape`"),
     (with_forward_line("    out = gate * value\n    out[0] = value\n"), "assigns to `out[0]`"),
-    (with_forward_line("    out = tl.core.math.sqrt(2.0) * gate * value\n"), "uses .core"),
+    (with_forward_line("    out = tl.core.math.sqrt(2.0) * gate * value\n"), "uses tl.core, which is the module"),
+    # tl.math holds functools.wraps (Triton imports it there): with it a kernel could rebind tl.sigmoid
+    # for every later launch in the kernels' process.
+    (with_forward_line("    tl.math.wraps(gate, assigned=('sigmoid',), updated=())(tl)\n    out = gate * value\n"),
+     "uses tl.math.wraps, which is the Python function functools.wraps"),
+    (with_forward_line("    t = tl.tuple([gate], tl.tuple_type([gate.type], ['sigmoid']))\n    out = gate * value\n"),
+     "uses tl.tuple, which is the class"),
+    (with_forward_line("    out = tl.sigmoid.fn(gate) * value\n"), "uses tl.sigmoid.fn, which is the Python function"),
+    (with_forward_line("    out = helper(tl, gate) * value\n", "@triton.jit\ndef helper(m, g):\n    return g\n\n\n"),
+     "uses tl itself as a value"),
 ], ids=["jit-positional", "jit-option-not-literal", "builtin-name", "triton-module", "attribute-store",
-        "subscript-store", "triton-core"])
+        "subscript-store", "triton-core", "tl-math-wraps", "tl-tuple", "jit-function-inside", "tl-as-value"])
 def test_what_would_let_the_student_reach_python_is_refused(student, said):
     assert said in forward_problem(student)
 

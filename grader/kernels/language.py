@@ -27,21 +27,86 @@ _NODES = (
 _BUILTINS = {"range", "min", "max", "abs", "float", "int", "bool", "len", "True", "False", "None"}
 
 
-def allowed_attributes() -> set[str]:
-    """Public names of Triton's language, its tensors and dtypes, and a tensor's ``type``; never ``handle``
-    (the interpreter's numpy array behind a tensor, through which Python could compute instead of
-    Triton), nor the modules ``tl`` holds besides ``tl.math`` (``tl.core``, ``tl.semantic``, ...: ways to
-    the interpreter's Python)."""
+# Classes that Triton's code generator treats as language (loops, compile-time values, a NaN policy);
+# every other class under tl (tl.tuple, tl.tuple_type, tl.tensor, ...) is Python machinery.
+_LANGUAGE_CLASSES = ("range", "static_range", "constexpr", "condition", "PropagateNan", "pointer_type")
+# The namespaces a kernel may name things through: tl and tl.math (as triton.language and its math).
+_NAMESPACES = {("tl",): "tl", ("tl", "math"): "tl.math", ("triton", "language"): "tl",
+               ("triton", "language", "math"): "tl.math"}
+
+
+def language_object(obj: object) -> bool:
+    """Whether ``obj`` is part of Triton's language as Triton defines it: a builtin (``@builtin``), a
+    ``@triton.jit`` function of its standard library, a dtype, a compile-time constant, one of the
+    classes its code generator treats as language, or a member of its NaN policy. A Python function that a
+    module of Triton happens to import (``tl.math.wraps`` is ``functools.wraps``), a module or any other
+    class is not."""
+    import enum
+
+    import triton.language as tl
+    from triton.language.core import is_builtin
+    from triton.runtime.jit import JITFunction
+
+    if is_builtin(obj) or isinstance(obj, (JITFunction, tl.dtype, tl.constexpr)):
+        return True
+    if isinstance(obj, (bool, int, float)):  # tl.TRITON_MAX_TENSOR_NUMEL
+        return True
+    if any(obj is getattr(tl, name, None) for name in _LANGUAGE_CLASSES):
+        return True
+    return isinstance(obj, enum.Enum) and isinstance(obj, getattr(tl, "PropagateNan", ()))
+
+
+def _what(obj: object) -> str:
+    import inspect
     import types
 
+    if isinstance(obj, types.ModuleType):
+        return f"the module {obj.__name__}"
+    if inspect.isclass(obj):
+        return f"the class {obj.__module__}.{obj.__qualname__}"
+    if callable(obj):
+        return f"the Python function {getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', '?')}"
+    return f"a Python {type(obj).__name__}"
+
+
+def resolve_language_name(chain: list[str]) -> str:
+    """'' where ``chain`` (``["tl", "math", "exp"]``) names a part of Triton's language, else why not.
+    Only tl and tl.math are namespaces: a name is looked up in them and nowhere else."""
+    import triton.language as tl
+
+    namespaces = {"tl": tl, "tl.math": tl.math}
+    for length in range(len(chain) - 1, 0, -1):
+        namespace = _NAMESPACES.get(tuple(chain[:length]))
+        if namespace is not None:
+            break
+    else:
+        return f"{'.'.join(chain)}, which is not a name of Triton's language (tl.* and tl.math.* are; tl.cdiv for triton.cdiv)"
+    obj = namespaces[namespace]
+    for position, name in enumerate(chain[length:], length):
+        obj = getattr(obj, name, _MISSING)
+        if obj is _MISSING:
+            # Names nothing, so reaches nothing: Triton's own error, where a launch compiles it (a branch
+            # or helper it never compiles costs nothing).
+            return ""
+        if not language_object(obj) and not (position + 1 < len(chain) and obj is getattr(tl, "PropagateNan", None)):
+            return f"{'.'.join(chain[:position + 1])}, which is {_what(obj)}, not part of Triton's language"
+    return ""
+
+
+_MISSING = object()
+
+
+def allowed_attributes() -> set[str]:
+    """The attributes a kernel may take of its own values (tensors, pointers, dtypes): a tensor's builtin
+    methods and properties, a dtype's and a type's public attributes, and a tensor's ``type``; never
+    ``handle`` (the interpreter's numpy array behind a tensor, through which Python could compute
+    instead of Triton). What a kernel names through ``tl`` is checked by ``resolve_language_name``."""
     import triton.language as tl
 
     names = {"type", "shape", "dtype", "numel"}  # set on each tl.tensor, so not in dir(tl.tensor)
-    for thing in (tl, tl.math, tl.tensor, tl.dtype, tl.float32, tl.pointer_type(tl.float32),
-                  tl.block_type(tl.float32, [1]), tl.constexpr):
+    for thing in (tl.tensor, tl.dtype, tl.float32, tl.pointer_type(tl.float32), tl.block_type(tl.float32, [1])):
         names.update(n for n in dir(thing) if not n.startswith("_"))
-    modules = {n for n in dir(tl) if isinstance(getattr(tl, n, None), types.ModuleType)} - {"math"}
-    return names - {"handle"} - modules
+    return names - {"handle"}
 
 
 def _local_names(node: ast.FunctionDef) -> set[str]:
@@ -57,6 +122,9 @@ def check_body(node: ast.FunctionDef, helpers: set[str], attributes: set[str], d
     known = _local_names(node) | {"tl", "triton"} | _BUILTINS | helpers
     used = set()
     for statement in node.body:
+        # The outer node of each tl.a.b chain: a chain is judged whole, by what it names.
+        inner = {id(sub.value) for sub in ast.walk(statement) if isinstance(sub, ast.Attribute)}
+        module_as_value = ""  # told last: a chain such as tl.math.wraps(...)(tl) is told by the name it reaches
         for sub in ast.walk(statement):
             where = f"{node.name} ({display}:{getattr(sub, 'lineno', node.lineno)})"
             if not isinstance(sub, _NODES):
@@ -69,14 +137,39 @@ def check_body(node: ast.FunctionDef, helpers: set[str], attributes: set[str], d
                 raise KernelSourceError(
                     f"{where} uses {what}: a kernel may use only tl.*, its own parameters and local names,"
                     " and other @triton.jit functions of the file (write a constant as a literal)")
+            if isinstance(sub, ast.Name) and sub.id in ("tl", "triton") and id(sub) not in inner:
+                module_as_value = module_as_value or (f"{where} uses {sub.id} itself as a value: a kernel may call"
+                                                      " what tl names (tl.load, tl.exp, ...), not hand the module around")
             if isinstance(sub, ast.Name) and sub.id in helpers:
                 used.add(sub.id)
-            if isinstance(sub, ast.Attribute) and sub.attr not in attributes:
-                raise KernelSourceError(f"{where} uses .{sub.attr}, which is not part of Triton's language")
+            if isinstance(sub, ast.Attribute) and id(sub) not in inner:
+                chain = _chain(sub)
+                if chain[0] in ("tl", "triton") and chain[0] not in _local_names(node):
+                    why = resolve_language_name(chain)
+                    if why:
+                        raise KernelSourceError(f"{where} uses {why}: a kernel may use Triton's builtins"
+                                                " (tl.load, tl.sigmoid, ...) and its own @triton.jit functions")
+                else:
+                    for attr in chain[1:]:
+                        if attr not in attributes:
+                            raise KernelSourceError(f"{where} uses .{attr}, which is not part of Triton's language")
             if isinstance(sub, (ast.Attribute, ast.Subscript)) and isinstance(sub.ctx, ast.Store):
                 raise KernelSourceError(f"{where} assigns to `{source_excerpt(sub)}`: Triton tensors cannot be changed in"
                                         " place; assign a new value to a name, and write memory with tl.store")
+        if module_as_value:
+            raise KernelSourceError(module_as_value)
     return used
+
+
+def _chain(node: ast.Attribute) -> list[str]:
+    """``tl.math.exp`` as ["tl", "math", "exp"]; a chain on anything but a name starts with "" (``f(x).T``)."""
+    names = []
+    current: ast.AST = node
+    while isinstance(current, ast.Attribute):
+        names.append(current.attr)
+        current = current.value
+    names.append(current.id if isinstance(current, ast.Name) else "")
+    return names[::-1]
 
 
 def source_excerpt(node: ast.AST, limit: int = 60) -> str:

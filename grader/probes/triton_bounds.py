@@ -17,7 +17,7 @@ def nearest_tensor(access: str, outside, extents, itemsize: int):
     """The launch's tensor an out-of-bounds access was nearest to: (arg, first byte, one past, layout note).
     A store is told against the nearest tensor a kernel writes: an address just before out's start can
     be nearer the end of an input, which the kernel never stores to."""
-    if access == "store":
+    if access != "load":  # a store or an atomic: told against what the kernel writes
         extents = [e for e in extents if _WRITTEN.match(e[0])] or extents
     if not extents:
         return None

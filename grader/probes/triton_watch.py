@@ -66,14 +66,27 @@ def _extent(t: torch.Tensor) -> tuple[int, int]:
     return start, start + span * t.element_size()
 
 
+# The interpreter's native module: what of it touches memory (checked below) and what does not (passed on).
+# A name not listed (a memory access a later Triton adds) is refused rather than passed on unchecked.
+_NATIVE_PASSED = {"fma_fp32", "fma_fp64", "MEM_SEMANTIC", "RMW_OP", "ACQUIRE", "ACQUIRE_RELEASE", "RELAXED",
+                  "RELEASE", "ADD", "AND", "FADD", "MAX", "MIN", "OR", "UMAX", "UMIN", "XCHG", "XOR"}
+# tl.atomic_* by the interpreter's read-modify-write operation, for messages.
+_ATOMIC_NAMES = {"ADD": "atomic_add", "FADD": "atomic_add", "MIN": "atomic_min", "UMIN": "atomic_min",
+                 "MAX": "atomic_max", "UMAX": "atomic_max", "AND": "atomic_and", "OR": "atomic_or",
+                 "XOR": "atomic_xor", "XCHG": "atomic_xchg"}
+
+
 class _CheckedMemory:
-    """Stands in for the interpreter's native load/store: checks the addresses, then delegates."""
+    """Stands in for the interpreter's native memory access: every load, store and atomic (which reads and
+    writes) has its addresses checked, then is delegated."""
 
     def __init__(self, native, guard: "_TritonGuard") -> None:
         self._native = native
         self._guard = guard
 
     def __getattr__(self, name: str):
+        if name not in _NATIVE_PASSED:
+            raise AttributeError(f"the grader does not check the interpreter's {name}: refused unchecked")
         return getattr(self._native, name)
 
     def load(self, ptrs, mask, other, dtype):
@@ -85,6 +98,16 @@ class _CheckedMemory:
     def store(self, ptrs, value, mask):
         self._guard.check("store", ptrs, mask, value.dtype.itemsize)
         return self._native.store(ptrs, value, mask)
+
+    def atomic_rmw(self, op, ptrs, value, mask, sem):
+        name = next((tl_name for native, tl_name in _ATOMIC_NAMES.items()
+                     if op == getattr(self._native.RMW_OP, native, None)), "atomic_add")
+        self._guard.check(name, ptrs, mask, value.dtype.itemsize)
+        return self._native.atomic_rmw(op, ptrs, value, mask, sem)
+
+    def atomic_cas(self, ptrs, expected, value, sem):
+        self._guard.check("atomic_cas", ptrs, None, value.dtype.itemsize)
+        return self._native.atomic_cas(ptrs, expected, value, sem)
 
 
 class _TritonGuard:
@@ -157,8 +180,8 @@ class _TritonGuard:
         if inside.all():
             if self.watches:
                 program = _program()
-                for watch in self.watches:
-                    watch.memory.accessed(kernel, access, addresses, program)
+                for watch in self.watches:  # an atomic writes what it reads: drawn as a store
+                    watch.memory.accessed(kernel, "load" if access == "load" else "store", addresses, program)
             return
         outside = addresses[~inside]
         nearest = nearest_tensor(access, outside, extents, itemsize)
@@ -177,7 +200,7 @@ class _TritonGuard:
             if watch.violation is None:
                 watch.violation, watch.violation_kernel = message, kernel
                 if nearest is not None:
-                    watch.memory.outside(kernel, nearest[0], access, outside)
+                    watch.memory.outside(kernel, nearest[0], "load" if access == "load" else "store", outside)
         # Raised before the access happens: nothing is read or written out of bounds.
         raise OutOfBoundsAccess(message)
 

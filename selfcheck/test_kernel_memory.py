@@ -1,0 +1,84 @@
+"""Every memory access a kernel makes under the interpreter is checked before it happens
+(``grader/probes/triton_watch.py``): loads and stores, and the atomics, which read and write. Run in a
+process of its own, because the interpreter must be switched on before triton is imported."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from grader.paths import REPO
+
+pytest.importorskip("triton", reason="Triton installs on Linux only")
+
+SCRIPT = textwrap.dedent('''
+    import json, os
+    os.environ["TRITON_INTERPRET"] = "1"
+    import torch, triton, triton.language as tl
+    from grader.probes.triton_watch import OutOfBoundsAccess, guard_triton
+
+    guard_triton()
+
+    @triton.jit
+    def add_at(x_ptr, out_ptr, shift, n, BLOCK: tl.constexpr):
+        offsets = tl.arange(0, BLOCK)
+        tl.atomic_add(out_ptr + offsets + shift, tl.load(x_ptr + offsets, mask=offsets < n), mask=offsets < n)
+
+    @triton.jit
+    def swap_at(out_ptr, shift):
+        tl.atomic_cas(out_ptr + shift, 0.0, 1.0)
+
+    @triton.jit
+    def max_at(out_ptr, shift, BLOCK: tl.constexpr):
+        offsets = tl.arange(0, BLOCK)
+        tl.atomic_max(out_ptr + offsets + shift, tl.full((BLOCK,), 5.0, tl.float32))
+
+    results = {}
+    memory = torch.zeros(4096)
+    x, out = memory[1200:1216], memory[2000:2016]
+    x.fill_(1.0)
+    before = memory.clone()
+    for name, launch in {
+        "add_inside": lambda: add_at[(1,)](x, out, 0, 16, BLOCK=16),
+        "add_before_x": lambda: add_at[(1,)](x, out, -1900, 16, BLOCK=16),
+        "cas_past_end": lambda: swap_at[(1,)](out, 40),
+        "max_past_end": lambda: max_at[(1,)](out, 8, BLOCK=16),
+    }.items():
+        try:
+            launch()
+            results[name] = "ran"
+        except OutOfBoundsAccess as exc:
+            results[name] = str(exc)
+        except Exception as exc:
+            cause = exc.__cause__ or exc.__context__
+            results[name] = str(cause) if isinstance(cause, OutOfBoundsAccess) else f"{type(exc).__name__}: {exc}"
+    changed = (memory != before).nonzero().flatten().tolist()
+    print(json.dumps({"results": results, "changed": changed}))
+''')
+
+
+@pytest.fixture(scope="module")
+def launched() -> dict:
+    proc = subprocess.run([sys.executable, "-c", SCRIPT], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_an_atomic_inside_its_tensor_runs(launched):
+    assert launched["results"]["add_inside"] == "ran"
+
+
+@pytest.mark.parametrize("name,told", [("add_before_x", "tl.atomic_add"), ("cas_past_end", "tl.atomic_cas"),
+                                       ("max_past_end", "tl.atomic_max")])
+def test_an_atomic_outside_every_tensor_is_stopped_as_a_load_is(launched, name, told):
+    said = launched["results"][name]
+    assert f"tried to {told}" in said and "outside the tensors it was given" in said, said
+
+
+def test_nothing_outside_the_tensors_was_read_or_written(launched):
+    """Only out's 16 elements changed (the one atomic that ran); the stopped ones touched nothing."""
+    assert launched["changed"] == list(range(2000, 2016)), launched["changed"]
