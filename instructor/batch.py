@@ -123,12 +123,12 @@ def _pick(found: Intake, only: str, folder: Path) -> Submission:
 class BatchLock:
     """The output's lock, held for the whole run: one batch at a time writes a CSV and its store.
 
-    An exclusive ``flock`` on ``.NAME.lock`` beside the CSV: the kernel releases it when the process ends,
+    An exclusive ``flock`` on ``.lock`` in the batch's store: the kernel releases it when the process ends,
     however it ends, so a crashed batch leaves nothing held. The file says who holds it, for the
     message of the batch that finds it held."""
 
     def __init__(self, outputs: Outputs) -> None:
-        self.path = outputs.lock
+        self.path, self.csv = outputs.lock, outputs.csv
         self.fd: int | None = None
 
     def __enter__(self) -> "BatchLock":
@@ -139,9 +139,8 @@ class BatchLock:
         except BlockingIOError:
             holder = os.read(fd, 300).decode("utf-8", "replace").strip() or "another batch"
             os.close(fd)
-            raise GraderFailure(f"{self.path.name.removeprefix('.').removesuffix('.lock')} is being written by another"
-                                f" batch ({printable(holder)}): nothing was graded; wait for it to end, or give this"
-                                " batch another --csv") from None
+            raise GraderFailure(f"{self.csv.name} is being written by another batch ({printable(holder)}): nothing"
+                                " was graded; wait for it to end, or give this batch another --csv") from None
         os.ftruncate(fd, 0)
         os.write(fd, f"process {os.getpid()} on {socket.gethostname()}, started {time.strftime('%Y-%m-%d %H:%M:%S')}"
                      .encode())

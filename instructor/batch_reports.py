@@ -42,7 +42,7 @@ def columns() -> list[str]:
     for task in TASK_TITLES:
         cols += [task, f"{task}_max"]
     return cols + ["status", "first_failure", "sandboxed", "isolation", "seed", "seconds", "grader_peak_mb",
-                   "lms", "lms_id", "note"]
+                   "lms", "lms_id", "late", "note"]
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class Outputs:
     @property
     def lock(self) -> Path:
         """Held by the batch that writes these files (instructor/batch.py's BatchLock)."""
-        return self.csv.with_name(f".{self.csv.name}.lock")
+        return self.store.folder / ".lock"  # inside the store: nothing new beside the CSV
 
     @property
     def items(self) -> Path:
@@ -89,14 +89,14 @@ class Outputs:
 
     def all(self) -> set[Path]:
         """Everything the batch writes, so that a CSV kept inside the batch folder is not graded."""
-        paths = [self.csv, self.feedback, self.store.folder, self.lock, self.items, self.histogram, self.skipped]
+        paths = [self.csv, self.feedback, self.store.folder, self.items, self.histogram, self.skipped]
         return {p.resolve() for p in paths + [self.gradebook(lms) for lms in LMS_FILES]}
 
 
 def row_for(record: Record) -> dict:
     """The record's CSV row (cells as they are: ``write_csv`` escapes them)."""
     row = {c: "" for c in columns()}
-    row.update(submission=record.name, lms=record.lms, lms_id=record.lms_id, note=record.note)
+    row.update(submission=record.name, lms=record.lms, lms_id=record.lms_id, late=record.late, note=record.note)
     result = record.grade
     if result is None:
         row.update(status="error", first_failure=record.error, seconds=f"{record.seconds:.1f}")
@@ -209,7 +209,8 @@ def write_all(outputs: Outputs, records: list[Record], skipped: list[tuple[str, 
         if record.grade is None:
             outputs.page(record.name).unlink(missing_ok=True)  # an error has no feedback
         else:
-            report.write_text(outputs.page(record.name), feedback(record.name, record.grade, outputs.feedback_format))
+            report.write_text(outputs.page(record.name), feedback(record.name, record.grade, outputs.feedback_format,
+                                                                      late=bool(record.late)))
     write_csv(outputs.items, ITEM_COLUMNS, items([record.grade for record in graded]))
     write_csv(outputs.skipped, ["entry", "reason"], [list(entry) for entry in skipped])
     scores = [record.grade.score for record in graded]

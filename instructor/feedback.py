@@ -74,8 +74,8 @@ class Writer:
         return ", ".join(f"`{n}`" if self.md else n for n in shown) + more
 
 
-def feedback(name: str, grade: Grade, fmt: str = "md") -> str:
-    """One student's feedback file."""
+def feedback(name: str, grade: Grade, fmt: str = "md", late: bool = False) -> str:
+    """One student's feedback file; ``late``: the LMS marked the hand-in late (said, never scored here)."""
     w = Writer(fmt)
     tasks = grade.tasks()
 
@@ -96,6 +96,8 @@ def feedback(name: str, grade: Grade, fmt: str = "md") -> str:
 
     capped = f" Bonus points count up to {shown(grade.bonus_max)} in all." if grade.bonus_capped() else ""
     lines += [f"Score: {score_text(grade)} ({', '.join(map(in_short, tasks))}).{capped}", ""]
+    if late:
+        lines += ["Your LMS marked this hand-in late; any late penalty is your course's, not in this score.", ""]
     for task in tasks:
         tests = grade.task_tests(task)
         worth = grade.task_points(task)[1]

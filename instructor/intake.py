@@ -42,7 +42,7 @@ from instructor.unzip import Unpacker
 NAME_LIMIT = len(file_name("n" * 1000))  # the longest name safe_text.file_name gives
 
 # An LMS's names: the student, the LMS's id for them, and after them the file's own name, if any.
-CANVAS = re.compile(r"^(?P<name>[^_]+)(?:_late)?_(?P<id>\d+)_\d+(?:_(?P<given>[^.].*))?$", re.IGNORECASE)
+CANVAS = re.compile(r"^(?P<name>[^_]+)(?P<late>_late)?_(?P<id>\d+)_\d+(?:_(?P<given>[^.].*))?$", re.IGNORECASE)
 MOODLE = re.compile(r"^(?P<name>.+)_(?P<id>\d+)_assignsubmission_[a-z]+(?:_(?P<given>[^.].*)|_)?$")
 SEPARATOR = re.compile(r"[_ -]+")
 
@@ -63,6 +63,7 @@ class Submission:
     student_id: str = ""  # the LMS's own id for the student, for its gradebook
     lms: str = ""         # "canvas", "moodle" or "" (which export's naming the entry follows)
     note: str = ""        # for the instructor's row: how the files were found (renamed, nested, re-upload chosen)
+    late: bool = False    # the LMS marked the hand-in late (Canvas: "_late_" in its download's names)
 
 
 @dataclass
@@ -88,10 +89,17 @@ class Student:
     student_id: str = ""
     lms: str = ""
     entries: list[tuple[Path, str, str]] = field(default_factory=list)  # (path, label, the file's own name)
+    late: bool = False  # any of its entries marked late by the LMS
 
 
 def is_class_zip(batch: Path) -> bool:
     return batch.is_file() and batch.suffix.lower() == ".zip"
+
+
+def marked_late(name: str) -> bool:
+    """Whether an entry's name carries its LMS's mark of a late hand-in (Canvas: ``name_late_id_...``)."""
+    match = CANVAS.match(name)
+    return bool(match and match["late"])
 
 
 def lms_name(name: str) -> tuple[str, str, str, str]:
@@ -129,7 +137,9 @@ def scan(batch: Path, work: Path, ignore: set[Path] = frozenset()) -> Intake:
             if key is None:
                 intake.skip(label, given)
             else:
-                students.setdefault(key, student).entries.append((entry, label, given))
+                kept = students.setdefault(key, student)
+                kept.entries.append((entry, label, given))
+                kept.late |= marked_late(entry.name)
         else:
             intake.skip(label, "not a file or a folder")
     for i, student in enumerate(students.values()):
@@ -177,7 +187,7 @@ def _settle(intake: Intake, student: Student, hand_in: HandIn, target: Path) -> 
         intake.skip(source, why)
     else:
         intake.submissions.append(Submission(source, target, student=student.name, student_id=student.student_id,
-                                             lms=student.lms, note=printable(note)))
+                                             lms=student.lms, note=printable(note), late=student.late))
 
 
 def _name_all(intake: Intake) -> None:

@@ -142,6 +142,9 @@ def test_each_kind_of_hand_in_is_graded_under_its_name(batch):
     assert 0 < int(eve["score"]) < int(eve["max_score"]), eve
     assert eve["mlp"] == eve["mlp_max"] and int(eve["glu"]) < int(eve["glu_max"]), eve
     assert all(r["sandboxed"] == "true" for r in batch["rows"]), batch["rows"]
+    # Canvas's mark of a late hand-in, kept as the LMS set it (joneseve_LATE_...), and nobody else's.
+    assert {r["submission"]: r["late"] for r in batch["rows"]} == {
+        "Alice Smith": "", "carol": "", "joneseve": "late", "smithbob": ""}, batch["rows"]
 
 
 def test_every_skipped_entry_is_listed_with_its_reason(batch):
@@ -172,6 +175,7 @@ def test_feedback_per_submission_grouped_and_readable(batch):
     assert "the gate uses sigmoid" in line and "`test_parity_with_reference[relu-GLU]`" in line, line
     assert "\\" not in eve
     assert "Every test passed." in batch["feedback"]["smithbob"]
+    assert "marked this hand-in late" in eve and "marked this hand-in late" not in batch["feedback"]["smithbob"]
     carol = batch["feedback"]["carol"]
     assert "## MLP: not started (0 of 25)" in carol and "## GLU: not started (0 of 25)" in carol, carol
     assert sum(line.startswith("- ") for line in carol.splitlines()) == 0, carol
