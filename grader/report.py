@@ -15,7 +15,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from grader.results import FIELDS, Grade, TestResult, shown, task_title
+from grader.results import FIELDS, Grade, TestResult, rounded, shown, task_title
 from grader.probes.safe_text import markdown_cell
 
 JSON_SCHEMA = "mlp-block-grader/1"
@@ -124,13 +124,27 @@ def as_json(grade: Grade) -> dict:
 
 def gradescope(grade: Grade) -> dict:
     """Gradescope's results.json: one entry per test, points as declared on the test; the top-level
-    ``score`` (which Gradescope takes over the tests' sum) is the core points plus the bonus points."""
+    ``score`` (which Gradescope takes over the tests' sum) is the core points plus the bonus points.
+
+    The tests' maxima add up to the assignment's (``max_score``): a bonus task's tests are worth 0 there
+    and each earns its share of the task's bonus points (Gradescope shows a score over a test's maximum
+    as extra credit). A bonus task not handed in is one line, not a failure per test."""
     tests = []
-    for t in grade.tests:
-        output = "passed" if t.status == "passed" else (t.detail or t.message)
-        tests.append({"name": listed_name(t.task, t.name, t.task in grade.bonus), "score": t.points,
-                      "max_score": t.max_points, "status": "passed" if t.status == "passed" else "failed",
-                      "output": output, "visibility": "visible"})
+    for task in grade.tasks():
+        bonus = task in grade.bonus
+        if grade.optional_not_handed_in(task):
+            tests.append({"name": f"{task_title(task)} (bonus): not handed in (optional)", "score": 0,
+                          "max_score": 0, "status": "passed", "output": "Optional: nothing to fix.",
+                          "visibility": "visible"})
+            continue
+        possible = grade.task_points(task)[1]
+        for t in grade.task_tests(task):
+            output = "passed" if t.status == "passed" else (t.detail or t.message)
+            score = rounded(grade.bonus_worth(task) * t.points / possible) if bonus and possible else t.points
+            tests.append({"name": listed_name(t.task, t.name, bonus), "score": score,
+                          "max_score": 0 if bonus else t.max_points,
+                          "status": "passed" if t.status == "passed" else "failed",
+                          "output": output, "visibility": "visible"})
     return {"score": grade.score, "output": text(grade), "visibility": "visible",
             "stdout_visibility": "hidden", "tests": tests,
             # Stored for the instructor, never shown to students: the isolation's every detail.

@@ -225,6 +225,6 @@ def write_all(outputs: Outputs, records: list[Record], skipped: list[tuple[str, 
     stats = (f"median {statistics.median(scores):g}/{top}, mean {statistics.mean(scores):.1f}" if scores
              else "no scores")
     files = [str(outputs.csv), shown(outputs.items), shown(outputs.histogram), shown(outputs.feedback) + "/"]
-    files += ([shown(outputs.skipped)] if skipped else []) + [shown(path) for path in lms_files]
+    files += [shown(outputs.skipped)] + [shown(path) for path in lms_files]  # written every run, if empty
     return (f"graded {len(scores)} of {len(records) + len(skipped)} entries: {errors} error{'s' * (errors != 1)},"
             f" {len(skipped)} skipped; {stats}; {', '.join(files)}")

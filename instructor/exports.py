@@ -33,7 +33,7 @@ from grader.grading import GraderFailure, overall_timeout
 from grader.paths import REFERENCE, REPO, reference_present
 from grader.results import BonusRule
 from grader.sandbox import Limits
-from grader.tasks import TASK_NAMES
+from grader.tasks import TASK_NAMES, TASKS
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -91,6 +91,11 @@ def fill(template: str, **values: object) -> str:
     return text
 
 
+def exercise_files(tasks) -> list[str]:
+    """The files a hand-in of ``tasks`` holds, once each, in the registry's order (mlp and glu share one)."""
+    return list(dict.fromkeys(f"{task.exercise}.py" for task in TASKS if task.name in tasks))
+
+
 def grading_requirements() -> list[str]:
     """torch (pinned as the project pins it), pytest and triton: what grading imports."""
     wanted = []
@@ -119,6 +124,7 @@ def gradescope_scripts(tasks: list[str] | None, bonus: BonusRule | None = None,
         return {"setup.sh": setup, "run_autograder": fill("run_platform_check", tasks=",".join(tasks or TASK_NAMES))}
     return {"setup.sh": setup,
             "run_autograder": fill("run_autograder", tasks=",".join(tasks or TASK_NAMES), bonus=bonus_tasks,
+                                   files=", ".join(exercise_files(tasks or TASK_NAMES)),
                                    bonus_cap=bonus_cap, limits=limit_options(PLATFORMS["gradescope"].limits))}
 
 

@@ -121,8 +121,9 @@ def feedback(name: str, grade: Grade, fmt: str = "md", late: bool = False) -> st
             lines.append(f"{bullet}{lead}{w.quoted(cause.message)} ({count}: {w.names(cause.tests)})")
         if waiting:
             waiting_points = sum(t.max_points for t in waiting)
-            lines.append(f"{bullet}{len(waiting)} more test{'s' * (len(waiting) != 1)} ({waiting_points} points) count once"
-                         f" the output is right: {w.names(waiting)}")
+            many = len(waiting) != 1
+            lines.append(f"{bullet}{len(waiting)} more test{'s' * many} ({waiting_points} point{'s' * (waiting_points != 1)})"
+                         f" count{'' if many else 's'} once the output is right: {w.names(waiting)}")
         lines.append("")
     notes = [f"Graded {'in the sandbox' if grade.sandboxed else 'WITHOUT the sandbox'}; data seed {grade.seed}."]
     notes += [f"Not read from your hand-in (graded as not handed in): {printable(r)}" for r in grade.refused]

@@ -89,6 +89,21 @@ def test_gradescope_counts_core_plus_bonus_over_the_core_maximum():
     assert names[0] == "MLP: test_mlp.py::test_gradients[MLP]"
     assert names[1] == "SwiGLU (bonus): test_triton_swiglu.py::test_gradcheck_float64"
     assert "bonus 7.5/10" in data["output"]
+    # The tests' maxima add up to the assignment's; a bonus test earns its share of its task's bonus points.
+    assert sum(t["max_score"] for t in data["tests"]) == 2, data["tests"]
+    assert sum(t["score"] for t in data["tests"]) == data["score"], data["tests"]
+
+
+def test_gradescope_shows_a_bonus_task_not_handed_in_as_one_line():
+    grade = a_grade({"swiglu": 5, "gated": 5})
+    for t in grade.tests:
+        if t.task in ("swiglu", "gated"):
+            t.status, t.points, t.kind = "failed", 0, "not_handed_in"
+    data = report.gradescope(grade)
+    lines = [t for t in data["tests"] if "(bonus)" in t["name"]]
+    assert [t["name"] for t in lines] == ["SwiGLU (bonus): not handed in (optional)",
+                                          "Fused gated MLP (bonus): not handed in (optional)"], lines
+    assert all(t["score"] == t["max_score"] == 0 and t["status"] == "passed" for t in lines), lines
 
 
 def test_classroom50_counts_whole_bonus_points_and_never_past_its_maximum():
