@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 from grader.probes.activations import ACTIVATIONS
-from grader.probes.core import CodeUnderTestError, to_cpu, run_stage, probe
+from grader.probes.core import CodeUnderTestError, missing, to_cpu, run_stage, probe
 
 # --------------------------------------------------------------------------- the MLP/GLU probes
 
@@ -17,7 +17,7 @@ def build_block(module: ModuleType, cls_name: str, ctor: dict) -> nn.Module:
     cls = getattr(module, cls_name, None)
     if cls is None:
         raise CodeUnderTestError(
-            cls_name, AttributeError(f"{module.__name__} defines no class {cls_name}")
+            cls_name, missing(module, "class", cls_name)
         )
     kwargs = dict(ctor)
     activation = kwargs.pop("activation", None)

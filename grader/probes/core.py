@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import traceback
+from types import ModuleType
 from typing import Callable
 
 import torch
@@ -23,6 +24,13 @@ def probe(fn: Callable[..., dict]) -> Callable[..., dict]:
 
 
 # ---------------------------------------------------------------------------- loading the target
+
+def missing(module: ModuleType, what: str, name: str) -> AttributeError:
+    """The error for a function or class the file does not define, told by the file's name (never the
+    module name the grader imported it under)."""
+    shown = os.path.basename(getattr(module, "__file__", None) or module.__name__)
+    return AttributeError(f"{shown} defines no {what} {name}: is the file empty, or was {name} renamed?")
+
 
 class CodeUnderTestError(Exception):
     """Raised by code under test; carries the stage and a one-line description."""

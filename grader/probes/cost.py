@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import ModuleType
 
 import torch
-from grader.probes.core import CodeUnderTestError, run_stage, probe
+from grader.probes.core import CodeUnderTestError, missing, run_stage, probe
 from grader.probes.blocks import build_block
 
 
@@ -31,7 +31,7 @@ def cost_function(module: ModuleType, function: str, kwargs: dict, exact_counts:
     """
     fn = getattr(module, function, None)
     if not callable(fn):
-        raise CodeUnderTestError(function, AttributeError(f"{module.__name__} defines no function {function}"))
+        raise CodeUnderTestError(function, missing(module, "function", function))
     saved = {name: module.__dict__[name] for name in EXACT_COUNTS if name in module.__dict__}
     if exact_counts:
         module.__dict__.update(EXACT_COUNTS)

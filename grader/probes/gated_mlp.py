@@ -6,7 +6,7 @@ from types import ModuleType
 
 import torch
 
-from grader.probes.core import CodeUnderTestError, to_cpu, run_stage, probe
+from grader.probes.core import CodeUnderTestError, missing, to_cpu, run_stage, probe
 from grader.probes.swiglu import describe_result, NaNForFreshMemory, place_in_layout
 from grader.probes.triton_watch import TritonWatch, check_triton_ready, exercise_function, watched_stage
 
@@ -66,7 +66,7 @@ def gated_module_run(module: ModuleType, hidden: int, intermediate: int, activat
     ``run``: built only, its layer names."""
     cls = getattr(module, "FusedGatedMLP", None)
     if cls is None:
-        raise CodeUnderTestError("FusedGatedMLP", AttributeError(f"{module.__name__} defines no class FusedGatedMLP"))
+        raise CodeUnderTestError("FusedGatedMLP", missing(module, "class", "FusedGatedMLP"))
     check_triton_ready("FusedGatedMLP.forward")
     block = run_stage("FusedGatedMLP.__init__", cls, hidden, intermediate, activation=activation, dropout=dropout)
     names = sorted(block.state_dict())

@@ -13,7 +13,7 @@ from grader.probes.triton_bf16 import compute_as_on_gpu, check_triton_version
 from grader.probes.triton_map import MemoryMap
 from grader.probes.triton_bounds import describe_access, layout_note, nearest_tensor, overflowing_dims
 from types import ModuleType
-from grader.probes.core import CodeUnderTestError, run_stage
+from grader.probes.core import CodeUnderTestError, missing, run_stage
 from grader.probes.stand_ins import STAND_INS, run_stand_in
 
 
@@ -322,7 +322,7 @@ def watched_stage(watch: TritonWatch, stage: str, fn: Callable, *args, **kwargs)
 def exercise_function(module: ModuleType, name: str) -> Callable:
     fn = getattr(module, name, None)
     if not callable(fn):
-        raise CodeUnderTestError(name, AttributeError(f"{module.__name__} defines no function {name}"))
+        raise CodeUnderTestError(name, missing(module, "function", name))
     return fn
 
 
