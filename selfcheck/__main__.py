@@ -31,13 +31,21 @@ from grader.paths import REPO
 GRADER_CHECKS = ["selfcheck/test_grader_attacks.py", "selfcheck/test_grader_reports.py", "selfcheck/test_classroom50.py"]
 # In the first lane, so that both lanes end at about the same time.
 DELIVERY_CHECKS = ["selfcheck/test_batch_intake.py", "selfcheck/test_release.py"]
+# (name, title, pytest arguments, lane): ``python -m selfcheck --step NAME`` runs one step alone.
 STEPS = [
-    ("graded suites on the reference, against its snapshot", ["tests", "--target", "reference", "--reference", "snapshot"], 0),
-    ("self-checks of the suites", ["selfcheck", *(f"--ignore={path}" for path in GRADER_CHECKS + DELIVERY_CHECKS)], 0),
-    ("notebooks (nbval, strict)", ["-p", "nbval", "--nbval", "--nbval-current-env", "notebooks"], 0),
-    ("self-checks of batches and the student release", DELIVERY_CHECKS, 0),
-    ("self-checks of the grader: attacks, reports, autograders", GRADER_CHECKS, 1),
+    ("suites", "graded suites on the reference, against its snapshot",
+     ["tests", "--target", "reference", "--reference", "snapshot"], 0),
+    ("checks", "self-checks of the suites", ["selfcheck", *(f"--ignore={path}" for path in GRADER_CHECKS + DELIVERY_CHECKS)], 0),
+    ("notebooks", "notebooks (nbval, strict)", ["-p", "nbval", "--nbval", "--nbval-current-env", "notebooks"], 0),
+    ("delivery", "self-checks of batches and the student release", DELIVERY_CHECKS, 0),
+    ("grader", "self-checks of the grader: attacks, reports, autograders", GRADER_CHECKS, 1),
 ]
+USAGE = f"""usage: python -m selfcheck [--list] [--step NAME ...] [PYTEST OPTIONS]
+
+The maintainer command: every step below, in two lanes side by side; exit 0 when all pass.
+  --list        the steps, and the pytest command each runs
+  --step NAME   run only this step (repeat for several): {', '.join(name for name, *_ in STEPS)}
+Any other option goes to every step's pytest (e.g. --durations=20, -x)."""
 
 
 def count(report: Path) -> tuple[int, int, int]:
@@ -62,15 +70,42 @@ def run_step(title: str, args: list[str], argv: list[str]) -> tuple[int, tuple[i
         return proc.returncode, count(report) if report.exists() else (0, 0, 0), seconds, proc.stdout
 
 
+def parse(argv: list[str]) -> tuple[list[str], list[str]] | None:
+    """(the steps to run, the options for pytest); None where this command has answered itself (--help, --list)."""
+    names = [name for name, *_ in STEPS]
+    chosen, rest, args = [], [], list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg in ("-h", "--help"):
+            print(USAGE)
+            return None
+        if arg == "--list":
+            for name, title, step_args, lane in STEPS:
+                print(f"{name:<10} lane {lane}: {title}\n           pytest {' '.join(step_args)}")
+            return None
+        if arg == "--step" or arg.startswith("--step="):
+            name = arg.partition("=")[2] or (args.pop(0) if args else "")
+            if name not in names:
+                raise SystemExit(f"--step {name!r}: the steps are {', '.join(names)}")
+            chosen.append(name)
+        else:
+            rest.append(arg)
+    return chosen or names, rest
+
+
 def main(argv: list[str]) -> int:
+    parsed = parse(argv)
+    if parsed is None:
+        return 0
+    chosen, argv = parsed
     totals = [0, 0, 0]
     broken = []
     lock = threading.Lock()
     started = time.perf_counter()
 
     def lane(number: int) -> None:
-        for title, args, in_lane in STEPS:
-            if in_lane != number:
+        for name, title, args, in_lane in STEPS:
+            if in_lane != number or name not in chosen:
                 continue
             code, (passed, failed, skipped), seconds, output = run_step(title, args, argv)
             with lock:  # a step's output is printed whole when it ends, never interleaved with another's
@@ -84,7 +119,7 @@ def main(argv: list[str]) -> int:
                 for i, n in enumerate((passed, failed, skipped)):
                     totals[i] += n
 
-    lanes = [threading.Thread(target=lane, args=(n,)) for n in sorted({step[2] for step in STEPS})]
+    lanes = [threading.Thread(target=lane, args=(n,)) for n in sorted({step[3] for step in STEPS})]
     for thread in lanes:
         thread.start()
     for thread in lanes:

