@@ -159,9 +159,18 @@ def release_files(root: Path = REPO) -> list[Path]:
     return files
 
 
+# Notebooks whose stored outputs the release keeps: kernel_maps shows the maps of right kernels, drawn
+# from the reference's kernels, before a student has written any (its outputs are maps of counts and
+# program numbers, never the kernels' code). Run on the stubs, every section would say "not run yet".
+KEEPS_OUTPUTS = {"kernel_maps.ipynb"}
+
+
 def run_notebooks(folder: Path) -> None:
-    """Run the release's notebooks in place: their outputs then show the stubs, as a student sees them."""
+    """Run the release's notebooks in place: their outputs then show the stubs, as a student sees them
+    (but those of ``KEEPS_OUTPUTS``)."""
     for notebook in sorted((folder / "notebooks").glob("*.ipynb")):
+        if notebook.name in KEEPS_OUTPUTS:
+            continue
         proc = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
                                "--inplace", "--ExecutePreprocessor.record_timing=False", notebook.name],
                               cwd=notebook.parent, capture_output=True, text=True, timeout=600)

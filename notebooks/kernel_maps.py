@@ -43,7 +43,10 @@
 #
 # **Which kernels** run is decided by `notebooks/exercise_code.py`: the reference where the instructor's
 # `solution/` is present, otherwise **yours** from `exercises/triton_swiglu.py` and
-# `exercises/triton_gated_mlp.py`. While a TODO is not done, its section says which and moves on.
+# `exercises/triton_gated_mlp.py`. The outputs stored in this notebook were drawn from the course's own,
+# right kernels, so you can read them before you write a line: run the notebook again once a TODO is
+# done and the maps are drawn from yours (while it is not, its section says which and moves on, and
+# the stored maps are replaced by that line).
 
 # %%
 import importlib.util
@@ -65,6 +68,7 @@ REPO = find_repo_root(Path.cwd().resolve())
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from grader.paths import reference_file  # noqa: E402  where the course's own kernels are
 from grader.kernels import maps as kernel_map  # noqa: E402  the maps the suites draw
 from grader.probes import call, load_module  # noqa: E402  the suites' way to run a kernel, watched
 from notebooks import exercise_code  # noqa: E402  which kernels: the reference, or yours
@@ -86,7 +90,8 @@ def run(exercise: str, probe: str, **arguments) -> dict:
         error = evidence["error"]
         print(f"Not run yet: {error['stage']} says {error['message']}\n-> Come back once that TODO is done.")
         return {}
-    print(f"the kernel of {path.relative_to(REPO)}")
+    whose = "the course's own" if path == reference_file(exercise) else "yours, " + str(path.relative_to(REPO))
+    print(f"the kernel: {whose}")
     return kernel_map.accept(evidence["maps"])
 
 

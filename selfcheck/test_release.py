@@ -167,6 +167,14 @@ def test_notebooks_ran_on_the_stubs(made):
     assert "Not implemented yet: " in outputs["glu_variants"] and "exercises/mlp_cost.py" in outputs["glu_variants"]
 
 
+def test_kernel_maps_shows_the_maps_of_right_kernels_before_any_todo(made):
+    """Its stored outputs are kept (drawn from the reference's kernels): maps, not 'not run yet'."""
+    cells = json.loads((made / "notebooks" / "kernel_maps.ipynb").read_text())["cells"]
+    shown = "".join(out.get("text", "") if isinstance(out.get("text", ""), str) else "".join(out["text"])
+                    for cell in cells if cell["cell_type"] == "code" for out in cell["outputs"])
+    assert "Not run yet" not in shown and "#" in shown and "rows x" in shown, shown[:2000]
+
+
 def test_the_grader_uses_the_snapshot_data(made, tmp_path):
     folder = copy_release(made, tmp_path / "student", reference_sources())
     proc = subprocess.run([sys.executable, "-m", "grader", "--tasks", "mlp,glu", "--json", "grade.json"],
