@@ -210,7 +210,7 @@ def write_all(outputs: Outputs, records: list[Record], skipped: list[tuple[str, 
             outputs.page(record.name).unlink(missing_ok=True)  # an error has no feedback
         else:
             report.write_text(outputs.page(record.name), feedback(record.name, record.grade, outputs.feedback_format,
-                                                                      late=bool(record.late)))
+                                                                      late=bool(record.late), hand_in=row_for(record)["note"]))
     write_csv(outputs.items, ITEM_COLUMNS, items([record.grade for record in graded]))
     write_csv(outputs.skipped, ["entry", "reason"], [list(entry) for entry in skipped])
     scores = [record.grade.score for record in graded]

@@ -74,8 +74,9 @@ class Writer:
         return ", ".join(f"`{n}`" if self.md else n for n in shown) + more
 
 
-def feedback(name: str, grade: Grade, fmt: str = "md", late: bool = False) -> str:
-    """One student's feedback file; ``late``: the LMS marked the hand-in late (said, never scored here)."""
+def feedback(name: str, grade: Grade, fmt: str = "md", late: bool = False, hand_in: str = "") -> str:
+    """One student's feedback file; ``late``: the LMS marked the hand-in late (said, never scored here);
+    ``hand_in``: what the batch's intake said of the files (which were graded, which not and why)."""
     w = Writer(fmt)
     tasks = grade.tasks()
 
@@ -98,6 +99,8 @@ def feedback(name: str, grade: Grade, fmt: str = "md", late: bool = False) -> st
     lines += [f"Score: {score_text(grade)} ({', '.join(map(in_short, tasks))}).{capped}", ""]
     if late:
         lines += ["Your LMS marked this hand-in late; any late penalty is your course's, not in this score.", ""]
+    if hand_in:
+        lines += [f"Your hand-in: {w.quoted(printable(hand_in))}", ""]
     for task in tasks:
         tests = grade.task_tests(task)
         worth = grade.task_points(task)[1]

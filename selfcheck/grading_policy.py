@@ -2,7 +2,7 @@
 
 A panel of wrong implementations (the self-check variants named below) is graded in full, and each
 row of the table says how many points of each task it loses. ``docs/grading.md`` holds the table
-between two markers; ``selfcheck/test_seed_stability.py`` grades the MLP/GLU panel under 20 seeds and
+between two markers; ``selfcheck/test_seed_stability.py`` grades the MLP/GLU panel under several seeds and
 requires every seed to give the table's row, and the cost panel once (its data has no seed)::
 
     python -m selfcheck.grading_policy           # print the table as it is measured now

@@ -176,6 +176,11 @@ def test_feedback_per_submission_grouped_and_readable(batch):
     assert "\\" not in eve
     assert "Every test passed." in batch["feedback"]["smithbob"]
     assert "marked this hand-in late" in eve and "marked this hand-in late" not in batch["feedback"]["smithbob"]
+    # What the intake found is the student's to read too: which file was graded, which not and why.
+    noted = [name for name, row in batch["by_name"].items() if row["note"]]
+    assert noted, batch["rows"]
+    for name in noted:
+        assert f"Your hand-in: `{batch['by_name'][name]['note'][:30]}" in batch["feedback"][name], batch["feedback"][name]
     carol = batch["feedback"]["carol"]
     assert "## MLP: not started (0 of 25)" in carol and "## GLU: not started (0 of 25)" in carol, carol
     assert sum(line.startswith("- ") for line in carol.splitlines()) == 0, carol

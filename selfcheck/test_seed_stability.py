@@ -2,13 +2,21 @@
 
 The MLP/GLU panel of ``selfcheck/grading_policy.py`` (a hard-coded activation, tanh GELU with either
 constant, float32 casts, missing biases, a residual added, dropout before Wo, the activation on the
-value branch, ...) is graded in full under 20 seeds: each must fail the same tests every time, and lose
-the points per task that the table in ``docs/grading.md`` says. The seed only draws the tests' data, and
-every verdict is an exact comparison or a statistic far from its bound, so nothing may change. The cost
-panel has no random data: it is graded once against its rows.
+value branch, ...) is graded in full under several seeds: each must fail the same tests every time, and
+lose the points per task that the table in ``docs/grading.md`` says. The seed only draws the tests' data,
+and every verdict is an exact comparison or a statistic far from its bound, so nothing may change. The
+cost panel has no random data: it is graded once against its rows.
+
+Which seeds: seed 1 always, and more drawn from the commit being checked (``seeds``), so each push tries
+seeds no push tried before while one run stays within the maintainer command's minutes (one seed of the
+MLP panel is 18 runs of the suite); a failure names its seed, and ``SELFCHECK_SEEDS=3,17`` replays it.
 """
 
 from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
 
 import pytest
 
@@ -17,7 +25,19 @@ from selfcheck.harness import VARIANTS, parallel, run_variant
 from selfcheck.variant_checks import FAST, WORKERS
 
 _, NAMES = PANEL["test_mlp.py"]
-SEEDS = range(1, 21)
+
+
+def seeds(drawn: int) -> list[int]:
+    """Seed 1, and ``drawn`` seeds in 2..10**6 from the checked-out commit (``SELFCHECK_SEEDS``, a comma list,
+    replaces them all)."""
+    if os.environ.get("SELFCHECK_SEEDS"):
+        return [int(s) for s in os.environ["SELFCHECK_SEEDS"].split(",")]
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=VARIANTS, capture_output=True, text=True).stdout.strip()
+    digest = hashlib.sha256((head or "no commit").encode()).digest()
+    return [1] + [2 + int.from_bytes(digest[4 * i:4 * i + 4], "big") % 999_999 for i in range(drawn)]
+
+
+SEEDS = seeds(4)
 
 
 def under_seeds(suite: str, seeds) -> dict:
@@ -63,7 +83,7 @@ def test_points_lost_as_the_policy_table_says(verdicts, name):
 
 
 _, GATED_NAMES = PANEL["test_triton_gated_mlp.py"]
-GATED_SEEDS = range(1, 4)  # under Triton's interpreter a run takes seconds: three seeds, not twenty
+GATED_SEEDS = SEEDS[:2]  # under Triton's interpreter a run takes seconds: two seeds
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,59 @@
+"""How long CI takes: ``.ci/run`` on a fresh clone of this repository's HEAD, as CI runs it.
+
+    python benchmarks/ci_time.py            # clone HEAD into a temporary folder, run .ci/run there, time it
+    python benchmarks/ci_time.py --keep     # and leave the clone (its .venv included) for a look
+
+Prints the wall time of the whole command, of its install (the venv and the requirements) and of each
+step ``python -m selfcheck`` reports, then the verdict against CI's limit. The machine is whatever this
+runs on: quote it beside the figures (benchmarks/README.md does).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+LIMIT_S = 8 * 60  # CI's limit on this project's 2-core machine
+STEP = re.compile(r"^--- (?P<title>.+?): (?P<passed>\d+) passed, (?P<failed>\d+) failed, \d+ skipped in (?P<s>[\d.]+)s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", action="store_true", help="keep the clone")
+    args = parser.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="ci-time-"))
+    clone = work / "clone"
+    subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True)
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=clone, capture_output=True, text=True).stdout.strip()
+    started = time.perf_counter()
+    proc = subprocess.Popen(["bash", ".ci/run"], cwd=clone, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        match = STEP.match(line)
+        if match:
+            print(f"  {match['title']}: {float(match['s']):.0f} s ({match['passed']} passed, {match['failed']} failed)")
+    code = proc.wait()
+    total = time.perf_counter() - started
+    log = work / "ci.log"
+    log.write_text("".join(lines))
+    selfcheck = next((float(m.group(1)) for m in map(re.compile(r"^selfcheck: .* in (\d+)s").match, lines) if m), None)
+    if selfcheck is not None:  # the rest of the time is the install: bubblewrap, the venv, the requirements
+        print(f"  install (venv, requirements, bubblewrap): {total - selfcheck:.0f} s")
+        print(f"  python -m selfcheck: {selfcheck:.0f} s")
+    print(f".ci/run on a fresh clone of {head}: exit {code}, {total:.0f} s"
+          f" ({'within' if total <= LIMIT_S else 'OVER'} CI's {LIMIT_S // 60} min); log: {log}")
+    if not args.keep:
+        shutil.rmtree(clone, ignore_errors=True)
+    return 0 if code == 0 and total <= LIMIT_S else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
