@@ -68,6 +68,8 @@ def limit_options(limits: Limits) -> str:
 CPU_WHEELS = "https://download.pytorch.org/whl/cpu"  # PyTorch's index of CPU-only wheels
 INCLUDE = ["grader/**/*.py", "tests/*.py", f"{REFERENCE.relative_to(REPO).as_posix()}/*.py", "pyproject.toml",
            "requirements.txt"]
+# Gradescope's run_autograder finds the exercise files in the upload as the batch does (instructor/settle.py).
+GRADESCOPE_INCLUDE = ["instructor/__init__.py", "instructor/settle.py", "instructor/hand_in.py", "instructor/unzip.py"]
 # The Classroom 50 folder also runs the platform's side of grading (instructor/classroom50.py).
 CLASSROOM50_INCLUDE = ["instructor/__init__.py", "instructor/classroom50.py", "instructor/exports.py"]
 # A platform check also runs the checks (instructor/platform_check.py): only its packages hold them.
@@ -134,7 +136,7 @@ def make_bundle(path: Path, tasks: list[str] | None = None, bonus: BonusRule | N
     as bonus points; with ``check``, the platform check of those tasks instead. Nothing is left at
     ``path`` if it cannot be made."""
     scripts = gradescope_scripts(tasks, bonus, check)
-    files = grading_files(PLATFORM_CHECK_INCLUDE if check else [])
+    files = grading_files(PLATFORM_CHECK_INCLUDE if check else GRADESCOPE_INCLUDE)
     path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as bundle:
         for file, name in files:

@@ -191,7 +191,10 @@ def test_gradescope_run_autograder_grades_stubs_zero_and_the_reference_full(tmp_
     bundle = tmp_path / "autograder.zip"
     assert grader("--gradescope-bundle", str(bundle), timeout=60).returncode == 0
     uploads = {"stubs": {p.name: p.read_text() for p in (REPO / "exercises").glob("*.py")},
-               "reference": reference_sources()}
+               "reference": reference_sources(),
+               # Found as the batch finds it: in folders, in another case; what was found is said first.
+               "nested": {"hw3/src/MLP_Block.py": reference_sources()["mlp_block.py"], "hw3/notes.txt": "x"},
+               "nothing": {"report.pdf": "%PDF"}}
 
     def run_autograder(name: str) -> dict:
         root = tmp_path / name
@@ -199,6 +202,7 @@ def test_gradescope_run_autograder_grades_stubs_zero_and_the_reference_full(tmp_
             z.extractall(root / "source")
         (root / "submission").mkdir()
         for file, text in uploads[name].items():
+            (root / "submission" / file).parent.mkdir(parents=True, exist_ok=True)
             (root / "submission" / file).write_text(text)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         proc = subprocess.run(["bash", str(root / "source" / "run_autograder")], capture_output=True, text=True,
@@ -208,6 +212,13 @@ def test_gradescope_run_autograder_grades_stubs_zero_and_the_reference_full(tmp_
 
     with parallel({name: (lambda n=name: run_autograder(n)) for name in uploads}) as runs:
         stubs, reference = runs["stubs"].result(), runs["reference"].result()
+        nested, nothing = runs["nested"].result(), runs["nothing"].result()
+    assert nested["output"].startswith("Your hand-in: mlp_block.py found as hw3/src/MLP_Block.py;"), nested["output"]
+    assert "not graded: hw3/notes.txt" in nested["output"], nested["output"]
+    mlp_glu = [t for t in nested["tests"] if t["name"].startswith(("MLP:", "GLU:"))]
+    assert mlp_glu and all(t["score"] == t["max_score"] for t in mlp_glu), [t for t in mlp_glu if t["score"] < t["max_score"]]
+    assert nothing["score"] == 0 and nothing["output"].startswith("Nothing was graded: no exercise file"), nothing
+    assert "triton_gated_mlp.py" in nothing["output"], nothing["output"]
     for data in (stubs, reference):
         assert data["extra_data"]["sandboxed"] is True, data["extra_data"]
         suites = {t["name"].split(": ", 1)[-1].split("::")[0] for t in data["tests"]}
