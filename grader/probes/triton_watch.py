@@ -195,7 +195,8 @@ class _TritonGuard:
             if reached and len(names) == len(layouts[nearest[0]][1]):
                 dim, index = next(iter(reached.items()))
                 overflow = (f"{nearest[0]}'s ({', '.join(names)}) tile", names[dim], index, layouts[nearest[0]][1][dim])
-        message = describe_access(kernel, access, outside, nearest, itemsize, overflow)
+        masked = mask is not None and not np.asarray(mask, dtype=bool).all()
+        message = describe_access(kernel, access, outside, nearest, itemsize, overflow, masked)
         for watch in self.watches:
             if watch.violation is None:
                 watch.violation, watch.violation_kernel = message, kernel
