@@ -162,10 +162,61 @@ def run_batch(folder: Path, csv_path: Path, **options) -> int:
         return _run_batch(folder, csv_path, **options)
 
 
+def parse_shard(value: str | None) -> tuple[int, int] | None:
+    """``"2/4"`` -> (2, 4); None for None. K from 1 to N."""
+    if value is None:
+        return None
+    k, slash, n = value.partition("/")
+    if not (slash and k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise GraderFailure(f"--shard {value}: expected K/N with 1 <= K <= N, e.g. 2/4")
+    return int(k), int(n)
+
+
+def in_shard(names: list[str], shard: tuple[int, int] | None) -> set[str]:
+    """The submissions of shard K of N: every N-th of the class's names in their sorted order, from the K-th.
+    Every shard runs the same intake on the same folder, so the N shares are disjoint and cover the class."""
+    if shard is None:
+        return set(names)
+    k, n = shard
+    return {name for i, name in enumerate(sorted(names)) if i % n == k - 1}
+
+
+def merge_shards(folder: Path, csv_path: Path, shards: list[Path], *, feedback: Path | None = None,
+                 feedback_format: str = "md", canvas_assignment: str | None = None) -> int:
+    """``--merge``: the shards' records gathered into ``csv_path``'s store, and its files written from them,
+    as one batch of the whole class writes them. Every submission of the folder must have a record in
+    exactly one shard."""
+    outputs = Outputs.beside(csv_path, feedback, feedback_format)
+    with BatchLock(outputs):
+        if outputs.store.records() or csv_path.exists():
+            raise GraderFailure(f"{csv_path} already exists, or its batch's records: --merge writes a new one")
+        with tempfile.TemporaryDirectory(prefix="grader-intake-") as work:
+            found = intake.scan(folder, Path(work), outputs.all())
+        names = {sub.name for sub in found.submissions}
+        records: dict[str, Record] = {}
+        for shard in shards:
+            for record in Outputs.beside(shard).store.records():
+                if record.name in records:
+                    raise GraderFailure(f"--merge: {record.name} has a record in two shards (one is {shard})")
+                if record.name in names:
+                    records[record.name] = record
+        missing = sorted(names - set(records))
+        if missing:
+            raise GraderFailure(f"--merge: no shard has a record of {len(missing)} submission(s) of {folder}"
+                                f" ({', '.join(map(printable, missing[:5]))}): grade them with --shard or --only")
+        from_canvas = {r.name for r in records.values() if r.lms == "canvas"}
+        gradebooks.check_canvas_assignment(canvas_assignment, len(from_canvas))
+        for name in sorted(records):
+            outputs.store.keep(records[name])
+        summary = batch_reports.write_all(outputs, outputs.store.records(), found.skipped, canvas_assignment)
+    print(f"merged {len(records)} records of {len(shards)} shard(s): {summary}")
+    return EXIT_OK
+
+
 def _run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits: Limits, sandbox_mode: str,
                tasks=None, seed=None, only: str | None = None, feedback: Path | None = None,
                feedback_format: str = "md", bonus: BonusRule | None = None,
-               canvas_assignment: str | None = None) -> int:
+               canvas_assignment: str | None = None, shard: tuple[int, int] | None = None) -> int:
     if not folder.is_dir() and not intake.is_class_zip(folder):
         raise GraderFailure(f"--batch {folder}: no such folder or .zip")
     outputs = Outputs.beside(csv_path, feedback, feedback_format)
@@ -182,6 +233,9 @@ def _run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits:
             raise GraderFailure(f"--batch {folder}: no submission in it ({len(found.skipped)} entries skipped)")
         from_canvas = {s.name for s in found.submissions if s.lms == "canvas"} | {r.name for r in kept if r.lms == "canvas"}
         gradebooks.check_canvas_assignment(canvas_assignment, len(from_canvas))
+        if shard is not None:  # this shard's share of the class, and nothing of the others'
+            mine = in_shard([sub.name for sub in found.submissions], shard)
+            found.submissions = [sub for sub in found.submissions if sub.name in mine]
         # Each hand-in read once, here (grader/submission_files.py): what --resume compares with its record,
         # and what is graded.
         files = {sub.name: read_submission(sub.path) for sub in found.submissions}

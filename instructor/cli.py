@@ -76,6 +76,12 @@ def build_parser() -> Parser:
                             " CSV, grades.csv -> grades_feedback/)")
     batch.add_argument("--feedback-format", choices=FORMATS, default="md",
                        help="with --batch: md (Markdown, for LMS comment boxes that render it) or txt (plain text)")
+    batch.add_argument("--shard", metavar="K/N",
+                       help="with --batch: grade only the K-th of N equal shares of the class (K from 1), into this"
+                            " --csv; run the N shards anywhere (a Slurm job array, a CI matrix), then --merge them")
+    batch.add_argument("--merge", type=Path, nargs="+", metavar="CSV",
+                       help="with --batch: grade nothing; gather the records of these shards' CSVs into --csv and"
+                            " write its files, the same as one batch of the whole class would")
     batch.add_argument("--canvas-assignment", metavar="COLUMN",
                        help="with --batch, needed when hand-ins came from Canvas: the assignment's column as Canvas's"
                             " gradebook export heads it, e.g. 'Homework 3 (12345)', for grades_canvas.csv, which"
@@ -136,8 +142,10 @@ def run(args: argparse.Namespace) -> int:
     limits, tasks = limits_of(args), tasks_of(args)
     bonus = bonus_of(args, tasks)
     check_requirements()
-    if not args.batch and (args.csv or args.resume or args.only or args.feedback or args.canvas_assignment):
-        raise GraderFailure("--csv, --resume, --only, --feedback and --canvas-assignment go with --batch DIR")
+    if not args.batch and (args.csv or args.resume or args.only or args.feedback or args.canvas_assignment
+                           or args.shard or args.merge):
+        raise GraderFailure("--csv, --resume, --only, --shard, --merge, --feedback and --canvas-assignment go with"
+                            " --batch DIR")
     if args.platform_check and not (args.gradescope_bundle or args.classroom50):
         raise GraderFailure("--platform-check goes with --gradescope-bundle ZIP or --classroom50 DIR")
     if args.platform_check:
@@ -173,9 +181,14 @@ def run(args: argparse.Namespace) -> int:
         raise GraderFailure("--jobs must be at least 1")
     if args.only and args.resume:
         raise GraderFailure("give either --only NAME or --resume, not both")
-    from instructor.batch import run_batch
+    from instructor.batch import merge_shards, parse_shard, run_batch
 
+    if args.merge:
+        if args.shard or args.only or args.resume:
+            raise GraderFailure("--merge grades nothing: give it without --shard, --only and --resume")
+        return merge_shards(args.batch, args.csv, args.merge, feedback=args.feedback,
+                            feedback_format=args.feedback_format, canvas_assignment=args.canvas_assignment)
     return run_batch(args.batch, args.csv, jobs=args.jobs, resume=args.resume, limits=limits,
                      sandbox_mode=args.sandbox or "bwrap", tasks=tasks, seed=args.seed, only=args.only,
                      feedback=args.feedback, feedback_format=args.feedback_format, bonus=bonus,
-                     canvas_assignment=args.canvas_assignment)
+                     canvas_assignment=args.canvas_assignment, shard=parse_shard(args.shard))

@@ -278,3 +278,36 @@ def test_the_histogram_draws_scores_above_the_maximum():
     top, bins = histogram_range(scores, 10)
     assert all(0 <= s <= top for s in scores) and isinstance(bins, int) and 1 <= bins <= 25, (top, bins)
     assert histogram_range([], 63) == (63, 25) and histogram_range([0.5], 0) == (1, 1)
+
+
+def test_a_class_graded_as_four_merged_shards_is_the_class_graded_at_once(lms_batch, monkeypatch):
+    """--shard K/4 grades every fourth hand-in; --merge gathers the four stores into one and writes every file
+    from it: byte for byte what one batch of the whole class writes (Moodle's worksheet dated alike)."""
+    import time
+
+    from instructor import gradebooks
+
+    monkeypatch.setattr(gradebooks.time, "localtime", lambda _=None: time.gmtime(0))
+    assert lms_batch.run() == 0
+    whole = lms_batch.csv.parent
+    shards = []
+    for k in range(1, 5):
+        shard_csv = whole / f"shard{k}" / "grades.csv"
+        assert batch.run_batch(lms_batch.folder, shard_csv, jobs=2, resume=False, limits=None, sandbox_mode="auto",
+                               canvas_assignment=ASSIGNMENT, shard=(k, 4)) == 0
+        shards.append(shard_csv)
+    graded = lms_batch.graded[len(POINTS):]
+    assert sorted(graded) == sorted(POINTS), graded  # each hand-in graded by exactly one shard
+    merged = whole / "merged" / "grades.csv"
+    assert batch.merge_shards(lms_batch.folder, merged, shards, canvas_assignment=ASSIGNMENT) == 0
+
+    def files(folder: Path) -> dict[str, bytes]:
+        return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+                if p.is_file() and not p.relative_to(folder).as_posix().startswith(("shard", "merged"))
+                and p.name != ".lock"}
+
+    once, gathered = files(whole), files(merged.parent)
+    assert sorted(once) == sorted(gathered)
+    assert [name for name in once if once[name] != gathered[name]] == []
+    with pytest.raises(GraderFailure, match="no shard has a record of 1 submission"):
+        batch.merge_shards(lms_batch.folder, whole / "again" / "grades.csv", shards[1:], canvas_assignment=ASSIGNMENT)
