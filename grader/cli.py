@@ -29,7 +29,7 @@ from grader.sandbox import SANDBOX_MODES, Limits, exercise_folder
 from grader.tasks import TASK_NAMES, parse_tasks
 
 EXIT_OK, EXIT_BELOW, EXIT_GRADER_ERROR = 0, 1, 3
-INSTRUCTOR_COMMANDS = ("--batch", "--release", "--gradescope-bundle", "--classroom50")
+INSTRUCTOR_COMMANDS = ("--batch", "--release", "--gradescope-bundle", "--classroom50", "--prairielearn-grader")
 
 
 class Parser(argparse.ArgumentParser):
@@ -155,6 +155,7 @@ def build_parser() -> Parser:
     out = p.add_argument_group("reports")
     out.add_argument("--json", type=Path, metavar="FILE", help="write the grade as JSON (schema mlp-block-grader/1)")
     out.add_argument("--gradescope", type=Path, metavar="FILE", help="write Gradescope's results.json")
+    out.add_argument("--prairielearn", type=Path, metavar="FILE", help="write PrairieLearn's results.json")
     out.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML, one test case per test")
     out.add_argument("--fail-under", type=float, metavar="POINTS", help="exit 1 if the score is below POINTS")
     out.add_argument("--verbose", action="store_true", help="also show the graded suites' own pytest output")
@@ -211,6 +212,8 @@ def run(args: argparse.Namespace) -> int:
         report.write_json(args.json, report.as_json(result))
     if args.gradescope:
         report.write_json(args.gradescope, report.gradescope(result))
+    if args.prairielearn:
+        report.write_json(args.prairielearn, report.prairielearn(result))
     if args.junit:
         args.junit.parent.mkdir(parents=True, exist_ok=True)
         report.junit(result).write(args.junit, encoding="utf-8", xml_declaration=True)

@@ -153,6 +153,20 @@ def gradescope(grade: Grade) -> dict:
                            "bonus_score": grade.bonus_score, "bonus_max": grade.bonus_max}}
 
 
+def prairielearn(grade: Grade) -> dict:
+    """PrairieLearn's external grader results.json: ``score`` is a share in [0, 1] (the core points of the
+    maximum; bonus points raise it, up to 1), the tests as its ``<pl-external-grader-results>`` shows them,
+    a bonus task's tests worth 0 of the maximum as on Gradescope, and a bonus task not handed in one line."""
+    tests = []
+    for entry in gradescope(grade)["tests"]:
+        tests.append({"name": entry["name"], "points": entry["score"], "max_points": entry["max_score"],
+                      "message": "" if entry["status"] == "passed" else entry["output"].splitlines()[0][:500],
+                      "output": entry["output"]})
+    share = min(1.0, grade.score / grade.max_score) if grade.max_score else 0.0
+    return {"gradable": True, "score": round(share, 4), "message": total_line(grade), "output": text(grade),
+            "tests": tests}
+
+
 def junit(grade: Grade) -> ET.ElementTree:
     root = ET.Element("testsuites", name="grader", tests=str(len(grade.tests)))
     props = ET.SubElement(root, "properties")

@@ -51,6 +51,10 @@ def build_parser() -> Parser:
     what.add_argument("--gradescope-bundle", type=Path, metavar="ZIP",
                       help="write a Gradescope autograder bundle (setup.sh, run_autograder, the grader) grading"
                            " --tasks (default: all)")
+    what.add_argument("--prairielearn-grader", type=Path, metavar="DIR",
+                      help="write a PrairieLearn external grader into DIR (new or empty): serverFilesCourse/ with the"
+                           " grader and run.sh, the Dockerfile of its image, and externalGradingOptions.json for the"
+                           " question's info.json, grading --tasks (default: all)")
     what.add_argument("--classroom50", type=Path, metavar="DIR",
                       help="write a Classroom 50 autograder folder (autograder.py and the grader) grading --tasks"
                            " (default: all)")
@@ -166,6 +170,14 @@ def run(args: argparse.Namespace) -> int:
         except ReleaseError as exc:
             raise GraderFailure(f"--release: {exc}") from None
         print(f"wrote the student repository, {len(files)} files, no reference, into {args.release}")
+        return EXIT_OK
+    if args.prairielearn_grader:
+        from instructor.exports import make_prairielearn
+
+        make_prairielearn(args.prairielearn_grader, tasks, bonus)
+        print(f"wrote {args.prairielearn_grader}: copy its serverFilesCourse/ into the course's, build and push the image of"
+              " Dockerfile.prairielearn, and put externalGradingOptions.json (with that image) into the question's"
+              " info.json (see docs/platforms.md). " + worst_case_text(PLATFORMS["prairielearn"], tasks))
         return EXIT_OK
     if args.classroom50:
         from instructor.exports import make_classroom50

@@ -21,6 +21,7 @@ reads nothing of the submission and scores 0. Only these packages hold ``instruc
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
@@ -58,7 +59,10 @@ class Platform:
 PLATFORMS = {
     "gradescope": Platform("Gradescope", 600, Limits(call_timeout=20, budget=50, startup_timeout=60)),
     "classroom50": Platform("Classroom 50", 900, Limits(call_timeout=30, budget=60, startup_timeout=60), setup=240),
+    # PrairieLearn stops a grading job at its question's "timeout", 600 s at most: asked for in full.
+    "prairielearn": Platform("PrairieLearn", 600, Limits(call_timeout=20, budget=50, startup_timeout=60)),
 }
+PRAIRIELEARN_FOLDER = "mlp_block_grader"  # the grader's folder in the course's serverFilesCourse/
 
 
 def limit_options(limits: Limits) -> str:
@@ -120,14 +124,28 @@ def grading_files(extra: list[str] = ()) -> list[tuple[Path, str]]:
 def gradescope_scripts(tasks: list[str] | None, bonus: BonusRule | None = None,
                        check: bool = False) -> dict[str, str]:
     """setup.sh and run_autograder (with ``check``: the platform check's), filled in."""
-    bonus_tasks, bonus_cap = bonus_option(bonus)
     setup = fill("setup.sh", cpu_wheels=CPU_WHEELS, requirements=" ".join(map(shlex.quote, grading_requirements())))
     if check:
         return {"setup.sh": setup, "run_autograder": fill("run_platform_check", tasks=",".join(tasks or TASK_NAMES))}
-    return {"setup.sh": setup,
-            "run_autograder": fill("run_autograder", tasks=",".join(tasks or TASK_NAMES), bonus=bonus_tasks,
-                                   files=", ".join(exercise_files(tasks or TASK_NAMES)),
-                                   bonus_cap=bonus_cap, limits=limit_options(PLATFORMS["gradescope"].limits))}
+    return {"setup.sh": setup, "run_autograder": grading_script("gradescope", tasks, bonus)}
+
+
+# Where each platform puts things, for the one grading script (instructor/templates/run_grading).
+GRADING_LAYOUTS = {
+    "gradescope": dict(platform="Gradescope", root="/autograder", python="$ROOT/venv/bin/python", source="source",
+                       upload="submission", results="results/results.json"),
+    "prairielearn": dict(platform="PrairieLearn", root="/grade", python="python3",
+                         source=f"serverFilesCourse/{PRAIRIELEARN_FOLDER}", upload="student",
+                         results="results/results.json"),
+}
+
+
+def grading_script(platform: str, tasks: list[str] | None, bonus: BonusRule | None) -> str:
+    """The script a platform runs per submission: find the files, grade them sandboxed, write its results."""
+    bonus_tasks, bonus_cap = bonus_option(bonus)
+    return fill("run_grading", **GRADING_LAYOUTS[platform], format=platform, tasks=",".join(tasks or TASK_NAMES),
+                bonus=bonus_tasks, bonus_cap=bonus_cap, files=", ".join(exercise_files(tasks or TASK_NAMES)),
+                limits=limit_options(PLATFORMS[platform].limits))
 
 
 def make_bundle(path: Path, tasks: list[str] | None = None, bonus: BonusRule | None = None,
@@ -146,6 +164,26 @@ def make_bundle(path: Path, tasks: list[str] | None = None, bonus: BonusRule | N
             info.external_attr = 0o755 << 16  # executable, as Gradescope expects
             info.compress_type = zipfile.ZIP_DEFLATED
             bundle.writestr(info, text)
+
+
+def make_prairielearn(folder: Path, tasks: list[str] | None, bonus: BonusRule | None = None) -> None:
+    """Write a PrairieLearn external grader into ``folder`` (new or empty): ``serverFilesCourse/`` (the grader
+    and its entry point ``run.sh``, for the course's own serverFilesCourse), ``Dockerfile.prairielearn`` (its
+    image) and ``externalGradingOptions.json`` (for the question's info.json)."""
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise GraderFailure(f"{folder} is not a new or empty folder")
+    grader = folder / "serverFilesCourse" / PRAIRIELEARN_FOLDER
+    for file, name in grading_files(GRADESCOPE_INCLUDE):
+        (grader / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(file, grader / name)
+    (grader / "run.sh").write_text(grading_script("prairielearn", tasks, bonus))
+    (grader / "run.sh").chmod(0o755)
+    (folder / "Dockerfile.prairielearn").write_text(
+        fill("Dockerfile.prairielearn", cpu_wheels=CPU_WHEELS, requirements=" ".join(map(shlex.quote, grading_requirements()))))
+    options = {"enabled": True, "image": "YOUR_NAME/mlp-block-grader", "serverFilesCourse": [f"{PRAIRIELEARN_FOLDER}/"],
+               "entrypoint": f"/grade/serverFilesCourse/{PRAIRIELEARN_FOLDER}/run.sh",
+               "timeout": int(PLATFORMS["prairielearn"].stops_after)}
+    (folder / "externalGradingOptions.json").write_text(json.dumps({"externalGradingOptions": options}, indent=2) + "\n")
 
 
 def classroom50_script(tasks: list[str] | None, bonus: BonusRule | None = None, check: bool = False) -> str:

@@ -47,10 +47,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Hashable, Iterator, Sequence, TypeVar
 
+from grader.cli import INSTRUCTOR_COMMANDS
 from grader.paths import KERNEL_MAPS_ENV, REFERENCE, REPO, reference_file
 
 VARIANTS = Path(__file__).resolve().parent / "variants"
-INSTRUCTOR_FLAGS = {"--release", "--batch", "--gradescope-bundle", "--classroom50", "--csv", "--resume", "--only"}
+INSTRUCTOR_FLAGS = {*INSTRUCTOR_COMMANDS, "--csv", "--resume", "--only"}  # the commands, as the grader's CLI lists them
 
 
 def cli(args) -> str:

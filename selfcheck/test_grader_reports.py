@@ -206,7 +206,7 @@ def test_gradescope_run_autograder_grades_stubs_zero_and_the_reference_full(tmp_
             (root / "submission" / file).write_text(text)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         proc = subprocess.run(["bash", str(root / "source" / "run_autograder")], capture_output=True, text=True,
-                              timeout=600, env={**env, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": sys.executable})
+                              timeout=600, env={**env, "GRADING_ROOT": str(root), "GRADING_PYTHON": sys.executable})
         assert proc.returncode == 0, proc.stderr[-2000:]
         return json.loads((root / "results" / "results.json").read_text())
 
@@ -225,6 +225,36 @@ def test_gradescope_run_autograder_grades_stubs_zero_and_the_reference_full(tmp_
         assert {"test_mlp.py", "test_cost.py", "test_triton_swiglu.py"} <= suites
     assert stubs["score"] == 0 and len(stubs["tests"]) == len(reference["tests"])
     assert reference["score"] == sum(t["max_score"] for t in reference["tests"]) > 0
+
+
+def test_prairielearn_grader_grades_as_the_gradescope_bundle_does(tmp_path):
+    """The PrairieLearn export's own run.sh, in a tree laid out as PrairieLearn's /grade: the reference gets a
+    score of 1 with the tests' points adding up, a hand-in with no exercise file is not gradable (no attempt
+    lost) and says why."""
+    made = tmp_path / "made"
+    assert grader("--prairielearn-grader", str(made), "--tasks", "mlp,glu", timeout=60).returncode == 0
+    options = json.loads((made / "externalGradingOptions.json").read_text())["externalGradingOptions"]
+    assert options["entrypoint"] == "/grade/serverFilesCourse/mlp_block_grader/run.sh" and options["timeout"] <= 600
+    assert "bubblewrap" in (made / "Dockerfile.prairielearn").read_text()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+    def run(name: str, files: dict[str, str]) -> dict:
+        root = tmp_path / name
+        shutil.copytree(made / "serverFilesCourse", root / "serverFilesCourse")
+        (root / "student").mkdir()
+        for file, text in files.items():
+            (root / "student" / file).write_text(text)
+        proc = subprocess.run(["bash", str(root / "serverFilesCourse" / "mlp_block_grader" / "run.sh")],
+                              capture_output=True, text=True, timeout=600,
+                              env={**env, "GRADING_ROOT": str(root), "GRADING_PYTHON": sys.executable})
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return json.loads((root / "results" / "results.json").read_text())
+
+    reference = run("reference", {"mlp_block.py": reference_sources()["mlp_block.py"]})
+    assert reference["gradable"] is True and reference["score"] == 1.0, reference["message"]
+    assert sum(t["points"] for t in reference["tests"]) == sum(t["max_points"] for t in reference["tests"]) > 0
+    nothing = run("nothing", {"notes.txt": "x"})
+    assert nothing["gradable"] is False and nothing["format_errors"][0].startswith("Nothing was graded: no exercise"), nothing
 
 
 # ------------------------------------------------------------------------ the seam's routing
