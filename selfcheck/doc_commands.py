@@ -26,7 +26,8 @@ REFUSED_ON_PURPOSE = {"python -m grader --batch"}
 # folders and placeholders, so nothing here can run them; the commands between them are checked.
 SHELL_STEPS = {"mkdir", "unzip", "cp", "cat", "cd", "sudo"}
 # Files the platforms' scripts become, named in the docs by the name they have there.
-PLACED = {"autograder.py": "instructor/templates/autograder.py", "run_autograder": "instructor/templates/run_grading", "run.sh": "instructor/templates/run_grading"}
+PLACED = {"autograder.py": "instructor/templates/autograder.py", "run_autograder": "instructor/templates/run_grading",
+          "run.sh": "instructor/templates/run_grading"}
 PYTEST_OWN = {"-q", "-rf", "--collect-only", "--nbval", "--nbval-current-env"}  # pytest's and nbval's
 PIP_OWN = {"--extra-index-url"}
 PLACEHOLDER_VALUES = {"S": "60", "N": "2", "MB": "4096", "POINTS": "40", "LIST": "mlp"}

@@ -215,7 +215,8 @@ WORST_ROW = re.compile(r"^\|(?P<where>[^|]+)\| (?P<call>\d+) / (?P<budget>\d+) /
 
 def test_the_worst_case_table_is_computed_from_the_code():
     rows = list(WORST_ROW.finditer((REPO / "docs" / "platforms.md").read_text()))
-    assert len(rows) == 2 + len(PLATFORMS), "docs/platforms.md: the table of worst cases (one row per way of grading) is not found"
+    assert len(rows) == 2 + len(PLATFORMS), ("docs/platforms.md: the table of worst cases (one row per way of grading)"
+                                             " is not found")
     wrong = []
     for row in rows:
         where, n = row["where"].strip(), {k: float(v) for k, v in row.groupdict().items() if v and k not in ("where", "stop")}
