@@ -18,6 +18,7 @@ import io
 import math
 import statistics
 import sys
+import zipfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,13 +85,18 @@ class Outputs:
     def gradebook(self, lms: str) -> Path:
         return self.named(LMS_FILES[lms])
 
+    @property
+    def canvas_feedback(self) -> Path:
+        """The feedback files for Canvas's re-upload of submissions (instructor/gradebooks.py)."""
+        return self.named("_canvas_feedback.zip")
+
     def page(self, name: str) -> Path:
         return self.feedback / f"{name}.{self.feedback_format}"
 
     def all(self) -> set[Path]:
         """Everything the batch writes, so that a CSV kept inside the batch folder is not graded."""
         paths = [self.csv, self.feedback, self.store.folder, self.items, self.histogram, self.skipped]
-        return {p.resolve() for p in paths + [self.gradebook(lms) for lms in LMS_FILES]}
+        return {p.resolve() for p in paths + [self.gradebook(lms) for lms in LMS_FILES] + [self.canvas_feedback]}
 
 
 def row_for(record: Record) -> dict:
@@ -178,17 +184,26 @@ def histogram(scores: list[int], max_score: int) -> bytes:
     return png.getvalue()
 
 
-def write_gradebooks(outputs: Outputs, records: list[Record], canvas_assignment: str | None) -> list[Path]:
-    """Per LMS the records came from, the file its gradebook imports; one that no record needs now is removed
-    (it would import an earlier batch's grades)."""
+def write_gradebooks(outputs: Outputs, records: list[Record], canvas_assignment: str | None,
+                     pages: dict[str, str], plain: dict[str, str]) -> list[Path]:
+    """Per LMS the records came from, the file its gradebook imports, and the feedback in the form the LMS
+    takes it back (``pages``: each graded record's feedback file; ``plain``: the same as plain text, for
+    Moodle's column); a file that no record needs now is removed (it would import an earlier batch's grades)."""
     written = []
+    zipped = outputs.canvas_feedback
+    canvas_pages = gradebooks.canvas_feedback(gradebooks.students(records, "canvas")[0], pages, outputs.feedback_format)
+    if canvas_pages and canvas_assignment is not None:
+        report.write_bytes(zipped, zip_of(canvas_pages))
+        written.append(zipped)
+    else:
+        zipped.unlink(missing_ok=True)
     for lms in LMS_FILES:
         path = outputs.gradebook(lms)
         if not any(record.lms == lms for record in records) or (lms == "canvas" and canvas_assignment is None):
             path.unlink(missing_ok=True)  # canvas without its column: the batch refused to start (batch.py)
             continue
         kept, left_out = gradebooks.students(records, lms)
-        rows = gradebooks.canvas(kept, canvas_assignment) if lms == "canvas" else gradebooks.moodle(kept)
+        rows = gradebooks.canvas(kept, canvas_assignment) if lms == "canvas" else gradebooks.moodle(kept, plain)
         write_csv(path, rows[0], rows[1:])
         written.append(path)
         for why in left_out:
@@ -199,24 +214,36 @@ def write_gradebooks(outputs: Outputs, records: list[Record], canvas_assignment:
     return written
 
 
+def zip_of(files: dict[str, bytes]) -> bytes:
+    """A zip of ``files`` (name -> bytes), the same bytes for the same files: members sorted, dated alike."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name in sorted(files):
+            archive.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), files[name])
+    return buffer.getvalue()
+
+
 def write_all(outputs: Outputs, records: list[Record], skipped: list[tuple[str, str]],
               canvas_assignment: str | None = None) -> str:
     """Every file beside the CSV, and the CSV, from every record; returns the one-line summary of the batch."""
     write_csv(outputs.csv, columns(), [row_for(record) for record in records])
     graded = [record for record in records if record.grade is not None]
     outputs.feedback.mkdir(parents=True, exist_ok=True)
+    pages, plain = {}, {}
     for record in records:
         if record.grade is None:
             outputs.page(record.name).unlink(missing_ok=True)  # an error has no feedback
         else:
-            report.write_text(outputs.page(record.name), feedback(record.name, record.grade, outputs.feedback_format,
-                                                                      late=bool(record.late), hand_in=row_for(record)["note"]))
+            said = {"late": bool(record.late), "hand_in": row_for(record)["note"]}
+            pages[record.name] = feedback(record.name, record.grade, outputs.feedback_format, **said)
+            plain[record.name] = feedback(record.name, record.grade, "txt", **said)
+            report.write_text(outputs.page(record.name), pages[record.name])
     write_csv(outputs.items, ITEM_COLUMNS, items([record.grade for record in graded]))
     write_csv(outputs.skipped, ["entry", "reason"], [list(entry) for entry in skipped])
     scores = [record.grade.score for record in graded]
     top = max((record.grade.max_score for record in graded), default=0)
     report.write_bytes(outputs.histogram, histogram(scores, top))
-    lms_files = write_gradebooks(outputs, records, canvas_assignment)
+    lms_files = write_gradebooks(outputs, records, canvas_assignment, pages, plain)
 
     def shown(path: Path) -> str:
         return path.name if path.parent == outputs.csv.parent else str(path)

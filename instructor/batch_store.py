@@ -22,7 +22,7 @@ from grader.results import Grade
 from grader.probes.safe_text import file_name
 from instructor.intake import Submission
 
-BATCH_FIELDS = ("student", "lms", "lms_id", "note", "late")  # what the intake knew of the hand-in
+BATCH_FIELDS = ("student", "lms", "lms_id", "note", "late", "lms_prefix")  # what the intake knew of the hand-in
 
 
 @dataclass
@@ -38,6 +38,7 @@ class Record:
     lms_id: str = ""           # the LMS's own id for the student, which its gradebook matches on
     note: str = ""             # how the files were found
     late: str = ""             # "late" where the LMS marked the hand-in late, else ""
+    lms_prefix: str = ""       # Canvas: how its download's names start (the feedback files it takes back)
 
     @property
     def status(self) -> str:
@@ -46,7 +47,7 @@ class Record:
     @classmethod
     def of(cls, sub: Submission, grade: Grade | None, error: str = "", seconds: float = 0.0) -> "Record":
         return cls(sub.name, grade, error, seconds, student=sub.student, lms=sub.lms, lms_id=sub.student_id,
-                   note=sub.note, late="late" if sub.late else "")
+                   note=sub.note, late="late" if sub.late else "", lms_prefix=sub.lms_prefix)
 
 
 def as_json(record: Record) -> dict:

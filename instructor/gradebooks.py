@@ -13,14 +13,18 @@ tasks' points included (``Grade.score``).
   assignment's participant number, which no gradebook import knows (those match on the user's email,
   username or id number); the assignment's own grading worksheet does (Assignment > View all
   submissions > Upload grading worksheet, with "Offline grading worksheet" on in the assignment's
-  feedback types). It reads three columns, by their English names: ``Identifier`` (``Participant
-  12345``), ``Grade`` and ``Last modified (grade)``, and keeps a grade changed in Moodle after that time.
+  feedback types). It reads these columns, by their English names: ``Identifier`` (``Participant
+  12345``), ``Grade`` and ``Last modified (grade)``, and keeps a grade changed in Moodle after that time;
+  and, where the assignment has "Feedback comments" on, ``Feedback comments`` (HTML): the feedback file's text.
+* Canvas's feedback goes back through its "Re-upload Submissions" (a zip of files named as its download
+  names them): ``canvas_feedback``.
 
 A hand-in without an id, or a grading error, gets no row: the gradebook keeps what it has for them.
 """
 
 from __future__ import annotations
 
+import html
 import re
 import time
 from collections import Counter
@@ -31,7 +35,7 @@ from instructor.batch_store import Record
 CANVAS_STUDENT = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 CANVAS_POINTS_ROW = "Points Possible"
 CANVAS_COLUMN = re.compile(r"^\S.* \((\d+)\)$")  # "Homework 3 (12345)": the title, then the id Canvas matches on
-MOODLE_COLUMNS = ["Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)"]
+MOODLE_COLUMNS = ["Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)", "Feedback comments"]
 MOODLE_PARTICIPANT = "Participant "  # the Identifier's prefix before the participant number
 
 
@@ -73,8 +77,22 @@ def canvas(records: list[Record], assignment: str) -> list[list]:
     return rows + [[r.student, r.lms_id, "", "", "", r.grade.score] for r in records]
 
 
-def moodle(records: list[Record], now: float | None = None) -> list[list]:
-    """Moodle's grading worksheet: the header and a row per student, modified now (this batch's end)."""
+def moodle(records: list[Record], feedback: dict[str, str], now: float | None = None) -> list[list]:
+    """Moodle's grading worksheet: the header and a row per student, modified now (this batch's end), with
+    the student's feedback (plain text, ``feedback`` by record name) as the HTML Moodle shows."""
     modified = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
     return [MOODLE_COLUMNS] + [[f"{MOODLE_PARTICIPANT}{r.lms_id}", r.student, r.grade.score, r.grade.max_score,
-                                modified] for r in records]
+                                modified, as_html(feedback.get(r.name, ""))] for r in records]
+
+
+def as_html(text: str) -> str:
+    """Plain text as Moodle's feedback comments show it: escaped, its lines kept."""
+    return "<br>".join(html.escape(line) for line in text.rstrip("\n").split("\n"))
+
+
+def canvas_feedback(records: list[Record], feedback: dict[str, str], extension: str) -> dict[str, bytes]:
+    """For Canvas's "Re-upload Submissions" (SpeedGrader's bulk feedback): one file per student, its name
+    starting as Canvas's download named that student's files (``smithalice_12345_67890``), by which
+    Canvas attaches it to the student's submission as a comment."""
+    return {f"{r.lms_prefix}_feedback.{extension}": feedback[r.name].encode("utf-8")
+            for r in records if r.lms_prefix and r.name in feedback}

@@ -42,7 +42,7 @@ from instructor.unzip import Unpacker
 NAME_LIMIT = len(file_name("n" * 1000))  # the longest name safe_text.file_name gives
 
 # An LMS's names: the student, the LMS's id for them, and after them the file's own name, if any.
-CANVAS = re.compile(r"^(?P<name>[^_]+)(?P<late>_late)?_(?P<id>\d+)_\d+(?:_(?P<given>[^.].*))?$", re.IGNORECASE)
+CANVAS = re.compile(r"^(?P<name>[^_]+)(?P<late>_late)?_(?P<id>\d+)_(?P<file>\d+)(?:_(?P<given>[^.].*))?$", re.IGNORECASE)
 MOODLE = re.compile(r"^(?P<name>.+)_(?P<id>\d+)_assignsubmission_[a-z]+(?:_(?P<given>[^.].*)|_)?$")
 SEPARATOR = re.compile(r"[_ -]+")
 
@@ -64,6 +64,7 @@ class Submission:
     lms: str = ""         # "canvas", "moodle" or "" (which export's naming the entry follows)
     note: str = ""        # for the instructor's row: how the files were found (renamed, nested, re-upload chosen)
     late: bool = False    # the LMS marked the hand-in late (Canvas: "_late_" in its download's names)
+    lms_prefix: str = ""  # Canvas: how its download's names start, for the feedback files it takes back
 
 
 @dataclass
@@ -90,10 +91,18 @@ class Student:
     lms: str = ""
     entries: list[tuple[Path, str, str]] = field(default_factory=list)  # (path, label, the file's own name)
     late: bool = False  # any of its entries marked late by the LMS
+    lms_prefix: str = ""  # Canvas: the start of its first entry's name (canvas_prefix)
 
 
 def is_class_zip(batch: Path) -> bool:
     return batch.is_file() and batch.suffix.lower() == ".zip"
+
+
+def canvas_prefix(name: str) -> str:
+    """The start Canvas gives every name of a student's download (``smithalice_12345_67890``), which its
+    re-upload of feedback files matches a file to the student by; "" for a name not in Canvas's form."""
+    match = CANVAS.match(name)
+    return name[:match.end("file")] if match else ""
 
 
 def marked_late(name: str) -> bool:
@@ -140,6 +149,7 @@ def scan(batch: Path, work: Path, ignore: set[Path] = frozenset()) -> Intake:
                 kept = students.setdefault(key, student)
                 kept.entries.append((entry, label, given))
                 kept.late |= marked_late(entry.name)
+                kept.lms_prefix = kept.lms_prefix or (canvas_prefix(entry.name) if kept.lms == "canvas" else "")
         else:
             intake.skip(label, "not a file or a folder")
     for i, student in enumerate(students.values()):
@@ -187,7 +197,8 @@ def _settle(intake: Intake, student: Student, hand_in: HandIn, target: Path) -> 
         intake.skip(source, why)
     else:
         intake.submissions.append(Submission(source, target, student=student.name, student_id=student.student_id,
-                                             lms=student.lms, note=printable(note), late=student.late))
+                                             lms=student.lms, note=printable(note), late=student.late,
+                                             lms_prefix=student.lms_prefix))
 
 
 def _name_all(intake: Intake) -> None:

@@ -124,7 +124,8 @@ def batch(tmp_path_factory) -> dict:
 
 def gradebook_files(rows: list[dict]) -> list[str]:
     """The LMS gradebook files a batch writes: one per LMS its rows came from."""
-    return [f"grades_{lms}.csv" for lms in ("canvas", "moodle") if any(r["lms"] == lms for r in rows)]
+    files = [f"grades_{lms}.csv" for lms in ("canvas", "moodle") if any(r["lms"] == lms for r in rows)]
+    return files + ["grades_canvas_feedback.zip"] * any(r["lms"] == "canvas" for r in rows)
 
 
 def full(row: dict) -> bool:

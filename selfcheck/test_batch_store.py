@@ -116,7 +116,7 @@ def lms_batch(tmp_path, monkeypatch) -> Batch:
 
 
 REPORTS = ["grades.csv", "grades_items.csv", "grades_skipped.csv", "grades_histogram.png", "grades_canvas.csv",
-           "grades_moodle.csv"]
+           "grades_canvas_feedback.zip", "grades_moodle.csv"]
 
 
 def test_each_record_and_each_file_is_written_once(lms_batch):
@@ -243,6 +243,20 @@ def test_moodle_file_has_the_columns_its_grading_worksheet_reads(lms_batch, caps
     err = capsys.readouterr().err
     assert "grades_moodle.csv: 1 grade(s) above the maximum" in err and "maximum grade is at least 13" in err, err
     assert "Alice Smith: 10 of 10, bonus 3 of 3 (" in err, err  # the progress line: never "13/10"
+
+
+def test_feedback_goes_back_through_each_lms(lms_batch):
+    """Moodle: the worksheet's Feedback comments column, the feedback as HTML. Canvas: a zip for its re-upload
+    of submissions, one file per student named as its download named theirs."""
+    import zipfile
+
+    assert lms_batch.run() == 0
+    moodle = {row["Full name"]: row for row in lms_batch.rows("grades_moodle.csv")}
+    comment = moodle["Alice Smith"]["Feedback comments"]
+    assert comment.startswith("Feedback for Alice Smith<br>") and "Score: 7 of 10" in comment, comment
+    with zipfile.ZipFile(lms_batch.csv.parent / "grades_canvas_feedback.zip") as z:
+        assert sorted(z.namelist()) == ["joneseve_333_444_feedback.md", "smithbob_111_222_feedback.md"], z.namelist()
+        assert z.read("smithbob_111_222_feedback.md").decode().startswith("# Feedback for smithbob")
 
 
 def test_a_student_twice_is_left_out_of_the_gradebook(lms_batch, capsys, monkeypatch):
