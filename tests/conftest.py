@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from grader.kernels.pictures import clear_pictures
+from grader.paths import reference_present
 from grader.plugin import STARTED_CHILDREN
 from grader.probes.safe_text import shorten
 from tests.checks import verdict_fields
@@ -52,7 +53,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> str:
-    return f"grading: {target_name(config)}  (switch with --target reference or EXERCISE_TARGET)"
+    # Only where the reference is here (the instructor's repository) is there another target to offer.
+    switch = "  (switch with --target reference or EXERCISE_TARGET)" if reference_present() else ""
+    return f"grading: {target_name(config)}{switch}"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -90,9 +93,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         report.user_properties = [*report.user_properties, *fields.items()]  # a list of its own: not the item's
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config):
     """The failures grouped by cause, the first to fix on top, and the tests that wait on them: one
-    mistake is one line, however many tests it fails."""
+    mistake is one line, however many tests it fails. Written last, after pytest's own list of FAILED
+    lines (this wraps pytest's summary), so that with many failures it is what the student sees."""
+    yield
     lines = summary_by_cause(terminalreporter.stats.get("failed", []))
     if lines:
         terminalreporter.section("failures by cause (fix the first first)")
