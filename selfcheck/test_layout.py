@@ -229,7 +229,7 @@ def test_the_gradescope_script_carries_its_platform_limits():
 
 def test_a_template_placeholder_left_unfilled_is_refused():
     with pytest.raises(RuntimeError, match="__TASKS__"):
-        exports.fill("run_autograder")
+        exports.fill("run_grading")
 
 
 @pytest.mark.parametrize("workflow", sorted((REPO / ".github" / "workflows").glob("*.yml")), ids=lambda p: p.name)
