@@ -55,7 +55,7 @@ def test_gradescope_check_bundle_says_the_sandbox_starts_and_the_reference_gets_
         (root / "submission" / name).write_text(text)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     proc = subprocess.run(["bash", str(root / "source" / "run_autograder")], capture_output=True, text=True,
-                          timeout=600, env={**env, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": sys.executable})
+                          timeout=600, env={**env, "GRADING_ROOT": str(root), "GRADING_PYTHON": sys.executable})
     assert proc.returncode == 0, proc.stderr[-2000:]
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == 0 and results["extra_data"]["platform_check"] is True
