@@ -1,5 +1,4 @@
-"""Wrong: the forward kernel's mask is off by one (cols <= n_cols), so the last block of each row reads and
-writes one element past its end; the mask is there, so the message blames its bound, not its absence."""
+"""Wrong: the forward kernel's mask is off by one (cols <= n_cols): past each row's end, through a mask."""
 
 EXPECT_FAILURES = {
     "test_memory_stays_in_bounds[forward]": "lets elements past the end through",
