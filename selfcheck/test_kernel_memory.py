@@ -5,6 +5,7 @@ process of its own, because the interpreter must be switched on before triton is
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -82,3 +83,66 @@ def test_an_atomic_outside_every_tensor_is_stopped_as_a_load_is(launched, name, 
 def test_nothing_outside_the_tensors_was_read_or_written(launched):
     """Only out's 16 elements changed (the one atomic that ran); the stopped ones touched nothing."""
     assert launched["changed"] == list(range(2000, 2016)), launched["changed"]
+
+
+LOOPS = textwrap.dedent('''
+    import json, os
+    os.environ["TRITON_INTERPRET"] = "1"
+    import torch, triton, triton.language as tl
+    from grader.probes.triton_watch import guard_triton
+
+    guard_triton()
+
+    @triton.jit
+    def sum_into_float32(x_ptr, out_ptr, N: tl.constexpr, BLOCK: tl.constexpr):
+        acc = tl.zeros((BLOCK,), dtype=tl.float32)
+        for start in range(0, N, BLOCK):
+            acc += tl.load(x_ptr + start + tl.arange(0, BLOCK))  # float64 tiles: acc becomes float64
+        tl.store(out_ptr + tl.arange(0, BLOCK), acc)
+
+    @triton.jit
+    def sum_converted(x_ptr, out_ptr, N: tl.constexpr, BLOCK: tl.constexpr):
+        acc = tl.zeros((BLOCK,), dtype=tl.float32)
+        for start in range(0, N, BLOCK):
+            acc += tl.load(x_ptr + start + tl.arange(0, BLOCK)).to(tl.float32)
+        tl.store(out_ptr + tl.arange(0, BLOCK), acc)
+
+    @triton.jit
+    def sum_unrolled(x_ptr, out_ptr, N: tl.constexpr, BLOCK: tl.constexpr):
+        acc = tl.zeros((BLOCK,), dtype=tl.float32)
+        for start in tl.static_range(0, N, BLOCK):  # unrolled by the compiler: nothing is carried
+            acc += tl.load(x_ptr + start + tl.arange(0, BLOCK))
+        tl.store(out_ptr + tl.arange(0, BLOCK), acc)
+
+    results = {}
+    x = torch.arange(64, dtype=torch.float64)
+    for name, kernel in {"changes": sum_into_float32, "converted": sum_converted, "unrolled": sum_unrolled}.items():
+        out = torch.zeros(16, dtype=torch.float64)
+        try:
+            kernel[(1,)](x, out, N=64, BLOCK=16)
+            results[name] = "ran: " + str(out.sum().item())
+        except Exception as exc:
+            cause = exc.__cause__ or exc
+            results[name] = f"{type(cause).__name__}: {cause}"
+    print(json.dumps(results))
+''')
+
+
+@pytest.fixture(scope="module")
+def looped(tmp_path_factory) -> dict:
+    """Run from a file: the interpreter rewrites (and so checks) only kernels whose source it can read."""
+    script = tmp_path_factory.mktemp("loops") / "loops.py"
+    script.write_text(LOOPS)
+    proc = subprocess.run([sys.executable, str(script)], cwd=REPO, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_a_loop_carried_type_change_is_refused_as_the_compiler_refuses_it(looped):
+    said = looped["changes"]
+    assert "Loop-carried variable acc has initial type" in said and "fp64" in said and "compiler" in said, said
+
+
+def test_loops_whose_types_hold_and_unrolled_loops_run(looped):
+    assert looped["converted"] == "ran: 2016.0" and looped["unrolled"] == "ran: 2016.0", looped

@@ -10,6 +10,7 @@ from typing import Callable
 
 import torch
 from grader.probes.triton_bf16 import compute_as_on_gpu, check_triton_version
+from grader.probes.triton_compiler_rules import refuse_what_the_compiler_refuses
 from grader.probes.triton_map import MemoryMap
 from grader.probes.triton_bounds import describe_access, layout_note, nearest_tensor, overflowing_dims
 from types import ModuleType
@@ -135,6 +136,7 @@ class _TritonGuard:
         interpreter.InterpretedFunction.run = self._watched(interpreter.InterpretedFunction.run)
         interpreter._interpreter = _CheckedMemory(interpreter._interpreter, self)
         compute_as_on_gpu(interpreter)
+        refuse_what_the_compiler_refuses(interpreter)
 
     def _watched(self, run: Callable) -> Callable:
         guard = self
