@@ -190,13 +190,6 @@ def write_gradebooks(outputs: Outputs, records: list[Record], canvas_assignment:
     takes it back (``pages``: each graded record's feedback file; ``plain``: the same as plain text, for
     Moodle's column); a file that no record needs now is removed (it would import an earlier batch's grades)."""
     written = []
-    zipped = outputs.canvas_feedback
-    canvas_pages = gradebooks.canvas_feedback(gradebooks.students(records, "canvas")[0], pages, outputs.feedback_format)
-    if canvas_pages and canvas_assignment is not None:
-        report.write_bytes(zipped, zip_of(canvas_pages))
-        written.append(zipped)
-    else:
-        zipped.unlink(missing_ok=True)
     for lms in LMS_FILES:
         path = outputs.gradebook(lms)
         if not any(record.lms == lms for record in records) or (lms == "canvas" and canvas_assignment is None):
@@ -211,6 +204,13 @@ def write_gradebooks(outputs: Outputs, records: list[Record], canvas_assignment:
         if lms == "moodle" and (over := [r.grade.score for r in kept if r.grade.score > r.grade.max_score]):
             print(f"{path.name}: {len(over)} grade(s) above the maximum, with bonus points: Moodle's worksheet skips"
                   f" them unless the assignment's maximum grade is at least {max(over)}", file=sys.stderr)
+    zipped = outputs.canvas_feedback
+    canvas_pages = gradebooks.canvas_feedback(gradebooks.students(records, "canvas")[0], pages, outputs.feedback_format)
+    if canvas_pages and canvas_assignment is not None:
+        report.write_bytes(zipped, zip_of(canvas_pages))
+        written.append(zipped)
+    else:
+        zipped.unlink(missing_ok=True)
     return written
 
 
