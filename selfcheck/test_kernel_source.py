@@ -5,6 +5,7 @@ in the reference's launch code and nothing else of it."""
 from __future__ import annotations
 
 import ast
+import os
 
 import pytest
 
@@ -260,3 +261,23 @@ def test_an_expression_too_deep_to_check_is_refused_for_its_kernel_only():
     problems = assemble(with_forward_line(deep), REFERENCE, "triton_swiglu.py").problems
     assert list(problems) == ["_swiglu_forward_kernel"], problems
     assert "nested too deeply" in str(problems["_swiglu_forward_kernel"]) and "TODO 1" in str(problems["_swiglu_forward_kernel"])
+
+
+def test_the_language_is_judged_the_same_whatever_the_interpreter_did_in_this_process():
+    """With the interpreter switched on before triton's import (its jit functions are then
+    InterpretedFunctions) and tl's builtins patched by an earlier launch (a device call never puts them
+    back), the reference's kernels are still taken and tl.math.wraps still refused."""
+    import subprocess
+    import sys
+
+    script = ("import triton, triton.language as tl\n"
+              "from triton.runtime import interpreter\n"
+              "scope = interpreter._LangPatchScope()\n"
+              "for namespace in (tl, tl.math, tl.tensor):\n"
+              "    interpreter._patch_builtin(namespace, interpreter.interpreter_builder, scope)\n"
+              "from grader.kernels.language import resolve_language_name as resolve\n"
+              "print(resolve(['tl', 'zeros']) == resolve(['tl', 'sigmoid']) == resolve(['tl', 'load']) == ''"
+              " and 'functools.wraps' in resolve(['tl', 'math', 'wraps']))\n")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "TRITON_INTERPRET": "1"})
+    assert proc.stdout.strip() == "True", proc.stdout + proc.stderr[-2000:]

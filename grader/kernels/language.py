@@ -37,17 +37,21 @@ _NAMESPACES = {("tl",): "tl", ("tl", "math"): "tl.math", ("triton", "language"):
 
 def language_object(obj: object) -> bool:
     """Whether ``obj`` is part of Triton's language as Triton defines it: a builtin (``@builtin``), a
-    ``@triton.jit`` function of its standard library, a dtype, a compile-time constant, one of the
-    classes its code generator treats as language, or a member of its NaN policy. A Python function that a
-    module of Triton happens to import (``tl.math.wraps`` is ``functools.wraps``), a module or any other
-    class is not."""
+    ``@triton.jit`` function of its standard library (interpreter on or not), a dtype, a compile-time
+    constant, one of the classes its code generator treats as language, or a member of its NaN policy. A
+    Python function that a module of Triton happens to import (``tl.math.wraps`` is ``functools.wraps``),
+    a module or any other class is not."""
     import enum
 
     import triton.language as tl
     from triton.language.core import is_builtin
     from triton.runtime.jit import JITFunction
 
-    if is_builtin(obj) or isinstance(obj, (JITFunction, tl.dtype, tl.constexpr)):
+    # A @triton.jit function is a JITFunction, or an InterpretedFunction where the interpreter was switched
+    # on before triton was imported.
+    from triton.runtime.interpreter import InterpretedFunction
+
+    if is_builtin(obj) or isinstance(obj, (JITFunction, InterpretedFunction, tl.dtype, tl.constexpr)):
         return True
     if isinstance(obj, (bool, int, float)):  # tl.TRITON_MAX_TENSOR_NUMEL
         return True
@@ -83,7 +87,7 @@ def resolve_language_name(chain: list[str]) -> str:
         return f"{'.'.join(chain)}, which is not a name of Triton's language (tl.* and tl.math.* are; tl.cdiv for triton.cdiv)"
     obj = namespaces[namespace]
     for position, name in enumerate(chain[length:], length):
-        obj = getattr(obj, name, _MISSING)
+        obj = _unpatched(getattr(obj, name, _MISSING))
         if obj is _MISSING:
             # Names nothing, so reaches nothing: Triton's own error, where a launch compiles it (a branch
             # or helper it never compiles costs nothing).
@@ -94,6 +98,18 @@ def resolve_language_name(chain: list[str]) -> str:
 
 
 _MISSING = object()
+
+
+def _unpatched(obj: object) -> object:
+    """What Triton defines under a name, where its interpreter has patched it in this process: a launch (or a
+    jit function called from Python) replaces each builtin of tl with a Python lambda holding the builtin as
+    its ``member`` default, and a device call never puts it back. The check judges the language, not this
+    process's patches (triton.runtime.interpreter's _patch_attr, Triton 3.8-3.9)."""
+    if callable(obj) and getattr(obj, "__module__", "") == "triton.runtime.interpreter":
+        original = (getattr(obj, "__kwdefaults__", None) or {}).get("member", _MISSING)
+        if original is not _MISSING:
+            return original
+    return obj
 
 
 def allowed_attributes() -> set[str]:
