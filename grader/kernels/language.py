@@ -135,7 +135,8 @@ def _local_names(node: ast.FunctionDef) -> set[str]:
 
 def check_body(node: ast.FunctionDef, helpers: set[str], attributes: set[str], display: str) -> set[str]:
     """Refuse anything but Triton language; returns the helpers the function calls."""
-    known = _local_names(node) | {"tl", "triton"} | _BUILTINS | helpers
+    local = _local_names(node)  # once: a hostile kernel may hold thousands of attribute chains
+    known = local | {"tl", "triton"} | _BUILTINS | helpers
     used = set()
     for statement in node.body:
         # The outer node of each tl.a.b chain: a chain is judged whole, by what it names.
@@ -160,7 +161,7 @@ def check_body(node: ast.FunctionDef, helpers: set[str], attributes: set[str], d
                 used.add(sub.id)
             if isinstance(sub, ast.Attribute) and id(sub) not in inner:
                 chain = _chain(sub)
-                if chain[0] in ("tl", "triton") and chain[0] not in _local_names(node):
+                if chain[0] in ("tl", "triton") and chain[0] not in local:
                     why = resolve_language_name(chain)
                     if why:
                         raise KernelSourceError(f"{where} uses {why}: a kernel may use Triton's builtins"

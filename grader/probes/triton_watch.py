@@ -182,8 +182,8 @@ class _TritonGuard:
         if inside.all():
             if self.watches:
                 program = _program()
-                for watch in self.watches:  # an atomic writes what it reads: drawn as a store
-                    watch.memory.accessed(kernel, "load" if access == "load" else "store", addresses, program)
+                for watch in self.watches:
+                    watch.memory.accessed(kernel, _drawn_as(access), addresses, program)
             return
         outside = addresses[~inside]
         nearest = nearest_tensor(access, outside, extents, itemsize)
@@ -203,9 +203,14 @@ class _TritonGuard:
             if watch.violation is None:
                 watch.violation, watch.violation_kernel = message, kernel
                 if nearest is not None:
-                    watch.memory.outside(kernel, nearest[0], "load" if access == "load" else "store", outside)
+                    watch.memory.outside(kernel, nearest[0], _drawn_as(access), outside)
         # Raised before the access happens: nothing is read or written out of bounds.
         raise OutOfBoundsAccess(message)
+
+
+def _drawn_as(access: str) -> str:
+    """The map an access is drawn in: a load's, or a store's (an atomic writes what it reads)."""
+    return "load" if access == "load" else "store"
 
 
 def _program() -> int:
