@@ -1,8 +1,9 @@
 """Every known MLP/GLU mistake, graded once against the live reference and once against its snapshot:
-the messages must be the same, word for word (the temporary folder each run uses aside).
+the messages must be the same, word for word (the temporary folder each run uses aside), so the student
+release (which has the snapshot only) grades a file as the course's grader does.
 
-The maintainer command checks the snapshot against the reference and a sample of mistakes in the
-release; this compares them all (a few minutes on 2 cores). Run it after recording the snapshot::
+``selfcheck/test_mlp_variants.py`` runs this on every push, after the variant pool (whose live runs it
+reuses). By hand, after recording the snapshot::
 
     python -m selfcheck.compare_snapshot
 """
@@ -14,16 +15,19 @@ import re
 import sys
 
 from selfcheck.harness import VARIANTS, parallel, run_variant
+from selfcheck.variant_checks import FAST, WORKERS
 
 TEMP_FOLDER = re.compile(r"/tmp/\w+")
+MODES = {"live": (), "snapshot": ("--reference=snapshot",)}  # live: the suites' default where solution/ is here
 
 
-def main() -> int:
+def differences() -> list[str]:
+    """One entry per test whose outcome or message differs between the live reference and the snapshot."""
     variants = sorted((VARIANTS / "mlp_block").glob("*.py"))
-    runs = {(variant, mode): functools.partial(run_variant, "test_mlp.py", "mlp_block", variant, f"--reference={mode}")
-            for variant in variants for mode in ("live", "snapshot")}
-    differ = 0
-    with parallel(runs) as results:
+    runs = {(variant, mode): functools.partial(run_variant, "test_mlp.py", "mlp_block", variant, *extra, **FAST)
+            for variant in variants for mode, extra in MODES.items()}
+    found = []
+    with parallel(runs, WORKERS) as results:
         for variant in variants:
             _, live = results[(variant, "live")].result()
             _, snapshot = results[(variant, "snapshot")].result()
@@ -32,11 +36,17 @@ def main() -> int:
                 same = other is not None and (outcome.status, TEMP_FOLDER.sub("TMP", outcome.message)) == (
                     other.status, TEMP_FOLDER.sub("TMP", other.message))
                 if not same:
-                    differ += 1
-                    print(f"{variant.stem} {test_id}\n  live:     {outcome.message}\n"
-                          f"  snapshot: {other.message if other else 'did not run'}")
-    print(f"{len(variants)} known mistakes and correct variants: {differ} messages differ")
-    return 1 if differ else 0
+                    found.append(f"{variant.stem} {test_id}\n  live:     {outcome.message}\n"
+                                 f"  snapshot: {other.message if other else 'did not run'}")
+    return found
+
+
+def main() -> int:
+    found = differences()
+    print("\n".join(found))
+    print(f"{len(sorted((VARIANTS / 'mlp_block').glob('*.py')))} known mistakes and correct variants:"
+          f" {len(found)} messages differ")
+    return 1 if found else 0
 
 
 if __name__ == "__main__":

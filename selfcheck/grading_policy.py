@@ -27,6 +27,10 @@ from tests.conftest import TASKS
 POLICY_FILE = REPO / "docs" / "grading.md"
 START, END = "<!-- policy table: start (python -m selfcheck.grading_policy --write) -->", "<!-- policy table: end -->"
 
+# graded in full by the SwiGLU variant pool too (selfcheck/test_triton_variants.py), whose runs the table reuses
+SWIGLU_PANEL = ["mask_off_by_one", "derivative_wrong_term", "contiguity_assumed", "autograd_returns_gradients_swapped",
+                "pure_pytorch", "dropout_before_wo"]
+
 # suite -> (exercise, the panel's variants in selfcheck/variants/<exercise>/); a task split into several
 # suite files is named by its first (``suite_files`` gives them all)
 PANEL = {
@@ -43,8 +47,34 @@ PANEL = {
         "sizing_weights_only_budget", "sizing_no_two_thirds"]),
     "test_triton_gated_mlp.py": ("triton_gated_mlp", [
         "k_loop_drops_remainder", "k_mask_missing", "accumulates_in_16bit", "bias_after_activation",
-        "gate_value_swapped", "combined_halves_swapped", "float32_for_float64", "projection_in_pytorch",
-        "backward_drops_gate_bias"]),
+        "gate_value_swapped", "dot_in_tf32", "launch_weights_swapped", "combined_halves_swapped",
+        "float32_for_float64", "projection_in_pytorch", "backward_drops_gate_bias"]),
+    "test_triton_swiglu.py": ("triton_swiglu", SWIGLU_PANEL),
+}
+
+# exercise -> variant -> the TODO its one mistake is in (the table's second column)
+TODOS = {
+    "mlp_block": {
+        "activation_hardcoded_gelu": "1, 3", "glu_silu_hard_coded": "3", "default_activation_relu": "1, 3",
+        "default_activation_tanh_gelu": "1, 3", "gelu_tanh_truncated_constant": "1, 3",
+        "float32_compute_type_as": "2, 4", "output_cast_to_float32": "2, 4", "missing_biases": "1, 3",
+        "residual_inside_block": "2, 4", "dropout_before_wo": "2, 4", "glu_activation_on_value_path": "4",
+        "layer_norm_inside_block": "1-4", "dropout_keep_probability": "1, 3", "quick_gelu_hard_coded": "1, 3",
+        "gelu_tanh_truncated_hard_coded": "1, 3", "wo_bias_missing": "1, 3", "glu_sum_of_paths": "4",
+        "layer_names_llama_style": "1, 3"},
+    "mlp_cost": {
+        "params_weights_only": "1, 2", "params_bias_argument_ignored": "1, 2", "flops_matmuls_only": "3",
+        "flops_fvcore_convention": "3, 4", "flops_multiply_accumulates": "3, 4", "flops_bias_adds_forgotten": "3",
+        "backward_equals_forward": "5, 6", "backward_twice_forward": "5", "sizing_rounds_down": "7",
+        "sizing_floors_two_thirds_first": "7", "sizing_multiple_of_ignored": "7", "sizing_weights_only_budget": "7",
+        "sizing_no_two_thirds": "7"},
+    "triton_gated_mlp": {
+        "k_loop_drops_remainder": "1", "k_mask_missing": "1", "accumulates_in_16bit": "1", "bias_after_activation": "1",
+        "gate_value_swapped": "1", "dot_in_tf32": "1", "launch_weights_swapped": "2", "combined_halves_swapped": "3",
+        "float32_for_float64": "2", "projection_in_pytorch": "2", "backward_drops_gate_bias": "4"},
+    "triton_swiglu": {
+        "mask_off_by_one": "1, 2", "derivative_wrong_term": "2", "contiguity_assumed": "1, 2",
+        "autograd_returns_gradients_swapped": "4", "pure_pytorch": "1-5", "dropout_before_wo": "7"},
 }
 
 
@@ -103,11 +133,11 @@ def table() -> str:
         totals = {t: sum(p for task, p in points.values() if task == t) for t in tasks}
         lost = grade_panel(suite)
         rows.append(f"\n{', '.join(f'`tests/{name}`' for name in suite_files(suite))} (`exercises/{exercise}.py`)\n")
-        rows.append("| mistake | variant | " + " | ".join(f"{t} (of {totals[t]})" for t in tasks) + " |")
-        rows.append("|---|---|" + "---:|" * len(tasks))
+        rows.append("| mistake | TODO | variant | " + " | ".join(f"{t} (of {totals[t]})" for t in tasks) + " |")
+        rows.append("|---|---|---|" + "---:|" * len(tasks))
         for name in names:
             cells = " | ".join(f"-{lost[name][t]}" if lost[name][t] else "0" for t in tasks)
-            rows.append(f"| {what_it_is(exercise, name)} | `{name}` | {cells} |")
+            rows.append(f"| {what_it_is(exercise, name)} | {TODOS[exercise][name]} | `{name}` | {cells} |")
     return "\n".join(rows).lstrip("\n") + "\n"
 
 
@@ -121,11 +151,11 @@ def written_rows(suite: str) -> dict[str, dict[str, int]]:
     exercise, names = PANEL[suite]
     section = written_table().split(f"`tests/{suite}`", 1)[1].split("\n`tests/", 1)[0]
     lines = [line for line in section.splitlines() if line.startswith("|")]
-    tasks = [cell.strip().split(" ")[0] for cell in lines[0].strip("|").split("|")[2:]]
+    tasks = [cell.strip().split(" ")[0] for cell in lines[0].strip("|").split("|")[3:]]
     rows = {}
     for line in lines[2:]:
         cells = [cell.strip() for cell in line.strip("|").split("|")]
-        rows[cells[1].strip("`")] = {task: -int(value) if value != "0" else 0 for task, value in zip(tasks, cells[2:])}
+        rows[cells[2].strip("`")] = {task: -int(value) if value != "0" else 0 for task, value in zip(tasks, cells[3:])}
     return rows
 
 

@@ -200,12 +200,31 @@ def reference_sources() -> dict[str, str]:
             for p in sorted(REFERENCE.glob("reference_*.py"))}
 
 
+# (suite files, exercise, the graded text, extra arguments, options) -> a finished run. One pytest session
+# grades the same file the same way more than once (a variant pool, then the seed panel and the policy
+# table at the default seed): the verdict is a function of these, so the second asks the first's result.
+_FINISHED: dict[tuple, tuple[int, dict[str, "Outcome"]]] = {}
+_FINISHED_LOCK = threading.Lock()
+
+
 def run_variant(suite: str | tuple[str, ...], exercise: str, variant: Path, *extra: str,
                 **options) -> tuple[int, dict[str, Outcome]]:
-    """Grade ``variant`` as if it were the student's ``exercise``.py; ``options`` go to run_suite."""
+    """Grade ``variant`` as if it were the student's ``exercise``.py; ``options`` go to run_suite. A run
+    this process has already made with the same file, suites, arguments and options is not made again."""
+    text = materialize(variant, exercise)
+    suites = (suite,) if isinstance(suite, str) else tuple(suite)
+    key = (suites, exercise, text, extra,
+           tuple(sorted((k, tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in options.items()
+                        if not (isinstance(v, (list, tuple)) and not v))))  # only=[]: the whole suite, as no only
+    with _FINISHED_LOCK:
+        if key in _FINISHED:
+            return _FINISHED[key]
     with tempfile.TemporaryDirectory() as folder:
-        (Path(folder) / f"{exercise}.py").write_text(materialize(variant, exercise))
-        return run_suite(suite, folder, *extra, **options)
+        (Path(folder) / f"{exercise}.py").write_text(text)
+        result = run_suite(suite, folder, *extra, **options)
+    with _FINISHED_LOCK:
+        _FINISHED[key] = result
+    return result
 
 
 def verdict(variant: Path, code: int, outcomes: dict[str, Outcome]) -> list[str]:

@@ -3,10 +3,12 @@ share, ``run``, which the MLP suite and the fused block's tests both call, and h
 reach a block whose layers are named otherwise.
 
 The test's weights carry the interface's names (``Wi.weight``, ...). A block that names its layers
-otherwise (``fc1``/``fc2``, LLaMA's ``w1``/``w2``/``w3``), lacks a bias or holds an extra parameter
-still has its maths judged: its parameters are matched to the interface's by shape and role
-(``layout_of``), the weights are loaded under its own names, and its gradients are told under the
-interface's. Only the tests of the names themselves are charged for the names.
+otherwise (``fc1``/``fc2``, LLaMA's ``w1``/``w2``/``w3``), packs the gate and value projections into
+one layer (timm's ``GluMlp``: ``fc1`` of ``2 * intermediate`` outputs, split with ``chunk``), lacks a bias or
+holds an extra parameter still has its maths judged: its parameters are matched to the interface's by
+shape and role (``layout_of``), the weights are loaded under its own names (a packed layer gets the two
+halves stacked), and its gradients are told under the interface's. Only the tests of the names
+themselves are charged for the names.
 """
 
 from __future__ import annotations
@@ -29,20 +31,36 @@ P = 0.3  # the dropout rate of the training-mode tests
 class Layout:
     """How a block's own parameters stand for the interface's: ``names`` maps the block's name of each
     matched parameter to the interface's; ``missing`` are the interface's parameters it lacks (biases),
-    ``extra`` its parameters the interface has none of (kept at the block's own initial values)."""
+    ``extra`` its parameters the interface has none of (kept at the block's own initial values);
+    ``packed`` the block's parameters that hold two of the interface's, stacked along the outputs in
+    this order."""
     names: dict[str, str] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
+    packed: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @property
     def renamed(self) -> dict[str, str]:
         return {own: name for own, name in self.names.items() if own != name}
 
     def own_weights(self, weights: dict) -> dict:
-        return {own: weights[name] for own, name in self.names.items()}
+        own = {mine: weights[name] for mine, name in self.names.items()}
+        own.update({mine: torch.cat([weights[first], weights[second]]) for mine, (first, second) in self.packed.items()})
+        return own
 
     def interface_grads(self, grads: dict) -> dict:
-        return {self.names[own]: grad for own, grad in grads.items() if own in self.names}
+        told = {self.names[own]: grad for own, grad in grads.items() if own in self.names}
+        for own, pair in self.packed.items():
+            if grads.get(own) is not None:
+                told.update(zip(pair, grads[own].chunk(2)))
+        return told
+
+    def interface_shapes(self, shapes: dict[str, list[int]]) -> dict[str, list[int]]:
+        """The block's parameter shapes under the interface's names (a packed layer's halves each)."""
+        told = {self.names.get(name, name): shape for name, shape in shapes.items() if name not in self.packed}
+        for own, pair in self.packed.items():
+            told.update(dict.fromkeys(pair, [shapes[own][0] // 2, *shapes[own][1:]]))
+        return told
 
     def renaming_text(self) -> str:
         return ", ".join(f"self.{own.split('.')[0]} -> self.{name.split('.')[0]}"
@@ -66,8 +84,12 @@ def layers_of(shapes: dict[str, list[int]]) -> dict[str, dict[str, list[int]]]:
 def candidate_layouts(block: Block, shapes: dict[str, list[int]]) -> list[Layout]:
     """Every way to match the block's linear layers to the interface's by their weights' shapes, each with
     what is missing and extra; empty where some layer of the interface has no match."""
-    want = layers_of(block.layer_shapes(HIDDEN, INTERMEDIATE))
-    own = layers_of(shapes)
+    want, own = layers_of(block.layer_shapes(HIDDEN, INTERMEDIATE)), layers_of(shapes)
+    return candidate_layouts_of(want, own, shapes) or packed_layouts(want, own, shapes)
+
+
+def candidate_layouts_of(want: dict, own: dict, shapes: dict[str, list[int]]) -> list[Layout]:
+    """``candidate_layouts`` for the interface's layers ``want`` and the block's ``own`` (``layers_of``)."""
     choices = []
     for layer, kinds in want.items():
         # A layer of the interface's name is that layer, whatever its shape (a wrong shape is
@@ -87,6 +109,32 @@ def candidate_layouts(block: Block, shapes: dict[str, list[int]]) -> list[Layout
                 layout.missing.append(f"{layer}.bias")
         layout.extra = [name for name in shapes if name not in layout.names]
         layouts.append(layout)
+    return layouts
+
+
+def packed_layouts(want: dict, own: dict, shapes: dict[str, list[int]]) -> list[Layout]:
+    """GLU's gate and value projections packed in one layer of twice their outputs, in either order
+    (``layout_of`` tells which half carries the activation); the other layers matched as usual."""
+    pair = [layer for layer in ("Wg", "Wv") if layer in want]
+    if len(pair) != 2:
+        return []
+    half = want["Wg"]
+    packed = [name for name, kinds in own.items() if name not in want
+              and kinds.get("weight") == [2 * half["weight"][0], *half["weight"][1:]]]
+    rest = {layer: kinds for layer, kinds in want.items() if layer not in pair}
+    layouts = []
+    for mine in packed:
+        others = candidate_layouts_of(rest, {name: kinds for name, kinds in own.items() if name != mine}, shapes)
+        for first, second in (("Wg", "Wv"), ("Wv", "Wg")):
+            for layout in others:
+                layout = Layout(dict(layout.names), list(layout.missing), [], {})
+                layout.packed[f"{mine}.weight"] = (f"{first}.weight", f"{second}.weight")
+                if own[mine].get("bias") == [2 * half["bias"][0]]:
+                    layout.packed[f"{mine}.bias"] = (f"{first}.bias", f"{second}.bias")
+                else:
+                    layout.missing += [f"{first}.bias", f"{second}.bias"]
+                layout.extra = [name for name in shapes if name not in layout.names and name not in layout.packed]
+                layouts.append(layout)
     return layouts
 
 

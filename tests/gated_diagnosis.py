@@ -14,6 +14,7 @@ from grader.probes.activations import ACTIVATIONS as BY_NAME
 
 BLOCK_K = 16  # the reference's tiles: the kernel tests launch the student's kernel with its launch code
 NAMED_RTOL = 1e-4  # a mistake's output matched to float32 precision: the mistakes differ by far more
+TF32 = "tf32"  # the cause of a result whose only fault is tl.dot's TF32 products
 TF32_RTOL = 2.0**-14  # TF32's own error is about 1e-3: matched far closer than that, but looser than float32's
 
 
@@ -125,7 +126,7 @@ def kernel_mistakes(case: dict, activation: str) -> list[tuple[str, str, torch.T
         for rounded in (False, True):
             cut = [_tf32(case[n], rounded) for n in ("x", "gate_weight", "value_weight")]
             xt = cut[0].reshape(-1, cut[0].shape[-1])
-            named.append(("tf32", tf32_hint, _epilogue(activation, xt @ cut[1].T + bg, xt @ cut[2].T + bv), TF32_RTOL))
+            named.append((TF32, tf32_hint, _epilogue(activation, xt @ cut[1].T + bg, xt @ cut[2].T + bv), TF32_RTOL))
     return named
 
 

@@ -1,4 +1,4 @@
-"""Wrong: the forward kernel's mask is off by one (cols <= n_cols): past each row's end, through a mask."""
+"""Wrong: both kernels' masks are off by one (cols <= n_cols): past each row's end, through a mask."""
 
 EXPECT_FAILURES = {
     "test_memory_stays_in_bounds[forward]": "lets elements past the end through",
