@@ -137,10 +137,10 @@ def test_gradcheck_float64(target, kernels, gen, device):
                  " (test_inputs_unmodified says which input changed)")
         if computes_float64_in_float32(kernels, device):
             fail(f"torch.autograd.gradcheck(swiglu, (gate, value)) in float64 failed: {said}. Your kernels compute"
-                 " float64 tensors in float32 (every output they give for float64 input is a float32 number), and"
-                 " finite differences in float64 need float64 arithmetic: convert what you load with"
-                 " .to(COMPUTE_DTYPE), which is float64 for float64 tensors, not to a fixed tl.float32"
-                 " (TODO 1 and TODO 2)", cause="kernels compute float64 in float32", todo="TODO 1")
+                 " float64 tensors (or part of them: a gate or a sigmoid in tl.float32) in float32: their float64"
+                 " results are off by float32 roundings, and finite differences in float64 need float64 arithmetic:"
+                 " convert everything you load with .to(COMPUTE_DTYPE), which is float64 for float64 tensors, never"
+                 " to a fixed tl.float32 (TODO 1 and TODO 2)", cause="kernels compute float64 in float32", todo="TODO 1")
         if not kernel_verdict(kernels, "backward", device):
             fail(f"torch.autograd.gradcheck(swiglu, (gate, value)) in float64 failed: {said}. The backward kernel is"
                  " right on its own (test_backward_float32 passes), so look at the wiring: what"

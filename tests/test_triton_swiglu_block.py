@@ -157,19 +157,33 @@ def test_fused_uses_kernels(target, kernels, gen, device):
 @rests_on(lambda a: expect_swiglu_works(a['target'], a['kernels'], a['device'], "FusedSwiGLU's output without dropout"))
 def test_fused_dropout_off_unless_training(target, kernels, reference, gen, device):
     got, weights, x, _ = run(target, FUSED, gen, shape=DROPOUT_SHAPE, dropout=P, train=False, device=device)
-    clean = glu_reference(reference, gen, weights, x)["out"]
-    expect_close(got["out"], clean, f"{fused_where(target, 'forward', 'TODO 7')} in eval mode with dropout={P}",
-                 float64_hint(kernels, device, got["out"], clean, "dropout does nothing in eval mode: apply the"
-                              " nn.Dropout made in __init__ (TODO 6)"))
+    clean = own_clean_output(target, reference, gen, weights, x, device)
+    expect_close(got["out"], clean, f"{fused_where(target, 'forward', 'TODO 7')} in eval mode with dropout={P}, against"
+                 " its own output with dropout=0.0", "dropout does nothing in eval mode: apply the nn.Dropout made in"
+                 " __init__ (TODO 6)")
     got, *_ = run(target, FUSED, gen, dropout=0.0, train=True, weights=weights, x=x, device=device)
-    expect_close(got["out"], clean, f"{fused_where(target, 'forward', 'TODO 7')} in training mode with dropout=0.0",
-                 float64_hint(kernels, device, got["out"], clean, "create the dropout module with the rate `dropout`:"
-                              " nn.Dropout(dropout) (TODO 6)"))
+    expect_close(got["out"], clean, f"{fused_where(target, 'forward', 'TODO 7')} in training mode with dropout=0.0,"
+                 " against its own output in eval mode", "create the dropout module with the rate `dropout`:"
+                 " nn.Dropout(dropout) (TODO 6)")
+
+
+def own_clean_output(target, reference, gen, weights, x, device) -> torch.Tensor:
+    """FusedSwiGLU's own output with dropout=0.0 in eval mode: what its dropout is judged against, so that a
+    precision the kernels lose (float32 arithmetic on float64 tensors) costs the tests of precision, not
+    these. It must still be GLU's output to float32 precision: a block that computes something else (or
+    nothing) waits on test_fused_matches_glu."""
+    got, *_ = run(target, FUSED, gen, dropout=0.0, train=False, weights=weights, x=x, device=device)
+    want = glu_reference(reference, gen, weights, x)["out"]
+    if got["out"].shape != want.shape or not is_close(got["out"].double(), want, 1e-5, 1e-5):
+        fail(f"{fused_where(target, 'forward', 'TODO 7')}: dropout is judged against the block's own output with"
+             " dropout=0.0, and that is not GLU's output yet: this counts once test_fused_matches_glu passes",
+             waits_on="test_fused_matches_glu[float64-4d]", todo="TODO 7")
+    return got["out"]
 
 
 def fused_dropout(target, reference, gen, device) -> tuple[torch.Tensor, torch.Tensor]:
     got, weights, x, _ = run(target, FUSED, gen, shape=DROPOUT_SHAPE, dropout=P, train=True, device=device)
-    return got["out"], glu_reference(reference, gen, weights, x)["out"]
+    return got["out"], own_clean_output(target, reference, gen, weights, x, device)
 
 
 @pytest.mark.points(1)
@@ -195,6 +209,6 @@ def test_fused_dropout_kept_scaled(target, kernels, reference, gen, device):
         fail(f"{fused_where(target, 'forward', 'TODO 7')} with dropout={P} dropped no outputs in training mode:"
              " apply the nn.Dropout made in __init__ (TODO 6) last")
     expect_close(out[kept], clean[kept] / (1 - P),
-                 f"{fused_where(target, 'forward', 'TODO 7')}: kept outputs in training mode with dropout={P}",
-                 float64_hint(kernels, device, out[kept], clean[kept] / (1 - P), "each kept output equals the eval-mode output"
-                              " divided by (1 - p): is dropout the last step?"))
+                 f"{fused_where(target, 'forward', 'TODO 7')}: kept outputs in training mode with dropout={P}, against"
+                 " its own output with dropout=0.0", "each kept output equals the eval-mode output divided by (1 - p):"
+                 " is dropout the last step?")

@@ -107,6 +107,11 @@ def _checked_record(record: dict, names: frozenset[str]) -> dict | None:
         if not _integers(programs, counts.shape) or not -1 <= int(programs.min()) <= int(programs.max()) < PROGRAMS:
             return None
         checked[f"{access}_programs"] = programs.long()
+        if access == "load":  # the first loader (optional: then the last stands for it)
+            first = record.get("first_load_programs")
+            checked["first_load_programs"] = (first.long() if _integers(first, counts.shape)
+                                              and -1 <= int(first.min()) <= int(first.max()) < PROGRAMS
+                                              else programs.long())
         outside = record.get(f"{access}s_outside")
         if isinstance(outside, torch.Tensor) and outside.dtype == torch.int64 and outside.dim() == 1 \
                 and outside.numel() <= MAX_OUTSIDE:
@@ -320,13 +325,15 @@ def misread(maps: dict, output: str, inputs: list[str]) -> str:
         source = maps.get(arg)
         if source is None or "shared" in source or not bool(source["loads"].any()):
             continue
-        reader = source["load_programs"]
-        found = [(int(_outsiders(reader, lines).sum()), along, lines) for along, lines in
+        reader, first = source["load_programs"], source["first_load_programs"]
+        # An element counts only where its first loader stored nothing in its line either: a row loaded by its
+        # own program and again by another (wrap-around offsets, whose values are never stored) is no misread.
+        found = [(int((_outsiders(reader, lines) & _outsiders(first, lines)).sum()), along, lines) for along, lines in
                  (("row", writer), ("column", writer.T)) if lines.shape[0] == reader.shape[0]]
         if found and min(count for count, *_ in found):
             count, along, lines = min(found, key=lambda f: f[0])
             shown = f"{output}: stored by" + (" (transposed)" if along == "column" else "")
-            return (f"; {count} of {reader.numel()} elements of {arg} were last loaded by a program that stored nothing"
+            return (f"; {count} of {reader.numel()} elements of {arg} were loaded, first and last, by programs that stored nothing"
                     f" in their {along} of {output} (a program loads the rows of its own tile, at {arg}'s own"
                     f" strides):\n" + programs_side_by_side((shown, lines), (f"{arg}: loaded by", reader)))
     return ""

@@ -49,6 +49,9 @@ class _Tracked:
         self.end = int(self.addresses[-1]) + self.size
         self.counts = {access: np.zeros(self.addresses.size, dtype=np.int32) for access in ("load", "store")}
         self.program = {access: np.full(self.addresses.size, -1, dtype=np.int32) for access in ("load", "store")}
+        # the first program to load each element: a row re-read by a later program (the matmul tutorial's
+        # wrap-around offs % M, whose values are never stored) was still read first by its own
+        self.first_loader = np.full(self.addresses.size, -1, dtype=np.int32)
         self.outside: dict[str, list[int]] = {"load": [], "store": []}
 
     def same_tensor(self, t: torch.Tensor) -> bool:
@@ -65,6 +68,9 @@ class _Tracked:
         if hits.size:
             np.add.at(self.counts[access], hits, 1)
             self.program[access][hits] = program
+            if access == "load":
+                fresh = hits[self.first_loader[hits] < 0]
+                self.first_loader[fresh] = program
 
     def drawn_as(self, known: list[np.ndarray]) -> np.ndarray:
         """The grid to draw: a known tensor's whose memory is this one's; else, for one dense row (how
@@ -92,6 +98,8 @@ class _Tracked:
             kept[f"{access}s"] = torch.from_numpy(self.counts[access][at])
             if self.counts[access].any():
                 kept[f"{access}_programs"] = torch.from_numpy(self.program[access][at])
+                if access == "load":
+                    kept["first_load_programs"] = torch.from_numpy(self.first_loader[at])
             if self.outside[access]:
                 kept[f"{access}s_outside"] = torch.tensor(sorted(set(self.outside[access])), dtype=torch.int64)
         return kept

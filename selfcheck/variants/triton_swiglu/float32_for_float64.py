@@ -5,8 +5,6 @@ EXPECT_FAILURES = {
     "test_gradcheck_float64": "float64",
     "test_fused_matches_glu[float64-4d]": "counts once test_gradcheck_float64 passes",
     "test_fused_gradients": "counts once test_gradcheck_float64 passes",
-    "test_fused_dropout_off_unless_training": "counts once test_gradcheck_float64 passes",
-    "test_fused_dropout_kept_scaled": "counts once test_gradcheck_float64 passes",
 }
 
 EDITS = [
