@@ -148,7 +148,7 @@ def format_error(error: dict) -> str:
     """One line a stuck student can act on."""
     if error.get("not_implemented"):
         return f"not implemented yet: {error['message'] or error['stage']}"
-    if error.get("as_is"):  # written by the suite itself, already one line for the student
+    if error.get("as_is") or error.get("empty_file") is True:  # already one line for the student, about the file
         return error["message"]
     if error["stage"].startswith("import "):
         where = f" ({error['where']})" if error.get("where") else ""
@@ -172,6 +172,8 @@ def error_fields(error: dict) -> dict[str, str]:
         return {"kind": "not_implemented", "cause": f"not implemented: {error.get('where') or stage}"}
     if error.get("out_of_time"):
         return {"kind": "out_of_time", "cause": "out of time"}
+    if error.get("empty_file") is True:  # one cause for every test of the file: the file, not a function
+        return {"kind": "failed", "cause": "empty file"}
     if error.get("type") == "FileNotFoundError" and stage.startswith("import "):
         return not_handed_in(stage.removeprefix("import "))
     return {"kind": "failed", "cause": f"{error.get('type', 'error')} in {stage}"}

@@ -333,8 +333,8 @@ def misread(maps: dict, output: str, inputs: list[str]) -> str:
         if found and min(count for count, *_ in found):
             count, along, lines = min(found, key=lambda f: f[0])
             shown = f"{output}: stored by" + (" (transposed)" if along == "column" else "")
-            return (f"; {count} of {reader.numel()} elements of {arg} were loaded, first and last, by programs that stored nothing"
-                    f" in their {along} of {output} (a program loads the rows of its own tile, at {arg}'s own"
+            return (f"; {count} of {reader.numel()} elements of {arg} were loaded, first and last, by programs that"
+                    f" stored nothing in their {along} of {output} (a program loads the rows of its own tile, at {arg}'s own"
                     f" strides):\n" + programs_side_by_side((shown, lines), (f"{arg}: loaded by", reader)))
     return ""
 

@@ -25,11 +25,22 @@ def probe(fn: Callable[..., dict]) -> Callable[..., dict]:
 
 # ---------------------------------------------------------------------------- loading the target
 
+class EmptyFile(AttributeError):
+    """The file defines no function or class at all: one cause, whichever of its names a test asked for."""
+
+
 def missing(module: ModuleType, what: str, name: str) -> AttributeError:
     """The error for a function or class the file does not define, told by the file's name (never the
-    module name the grader imported it under)."""
+    module name the grader imported it under); ``EmptyFile`` where it defines none at all."""
     shown = os.path.basename(getattr(module, "__file__", None) or module.__name__)
-    return AttributeError(f"{shown} defines no {what} {name}: is the file empty, or was {name} renamed?")
+    own = [value for value in vars(module).values()
+           if callable(value) and getattr(value, "__module__", None) == module.__name__]
+    if not own:
+        return EmptyFile(f"{shown} defines no function or class at all: is it empty, or not saved? Start again"
+                         " from the exercise file as handed out, which has every function and class the tests"
+                         " call, each with its TODO")
+    return AttributeError(f"{shown} defines no {what} {name}: was {name} renamed? The tests call it by the name"
+                          " the exercise file gives")
 
 
 class CodeUnderTestError(Exception):
@@ -75,6 +86,7 @@ def describe_exception(stage: str, exc: BaseException) -> dict:
         "message": shorten(message, 400),
         "where": _student_frame(exc),
         "not_implemented": isinstance(exc, NotImplementedError),
+        "empty_file": isinstance(exc, EmptyFile),
     }
 
 
