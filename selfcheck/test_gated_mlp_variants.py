@@ -19,7 +19,8 @@ GATED_SUITES = next(task.suites for task in TASKS if task.name == "gated")
 pytest.importorskip("triton", reason="Triton is not installed (Linux only): the fused gated-MLP suite skips too")
 
 ONLY_NAMED = frozenset({"combined_halves_swapped", "accumulates_in_16bit", "backward_drops_gate_bias", "projection_in_pytorch",
-              "float32_for_float64", "combined_weight_copied", "combined_weight_interleaved"})
+              "float32_for_float64", "combined_weight_copied", "combined_weight_interleaved",
+              "float64_summed_in_float32", "public_flaggems_matmul_bias_activation"})
 
 # phrase -> the variants whose messages may say it (none: no variant's may)
 MISLEADING = {"accumulating in 16 bits": {"accumulates_in_16bit"}, "is not contiguous": set(),

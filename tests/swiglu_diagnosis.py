@@ -249,16 +249,22 @@ def expect_swiglu_works(target, kernels, device: str, what: str) -> None:
 
 def writes_verdict(kernels, op: str, device: str) -> str:
     """"" when the ``op`` kernel, launched where no Python of the student's runs, writes every element of its
-    results (right or wrong), else why not. One run, once per session, on verdict_data."""
+    results (right or wrong), and what it writes changes with its inputs (a table of constants, the same on
+    any layout, shows nothing), else why not. Two runs, once per session, on verdict_data."""
     key = (id(kernels), op, device, "writes")
     if key not in _kernel_verdicts:
         try:
             evidence, *_ = run_kernels(kernels, verdict_data(f"swiglu {op} writes"), op, (3, 37), device=device)
+            other, *_ = run_kernels(kernels, verdict_data(f"swiglu {op} writes, other inputs"), op, (3, 37),
+                                    device=device)
             expect_kernels_launched(kernels, evidence, op, todo=KERNEL[op][1])
             names = ("out",) if op == "forward" else ("grad_gate", "grad_value")
             unwritten = [name for name in names if bool(evidence[name].isnan().any())]
+            fixed = [name for name in names if torch.equal(evidence[name], other[name])]
             _kernel_verdicts[key] = (f"{KERNEL[op][0]} leaves elements of {' and '.join(unwritten)} unwritten"
-                                     if unwritten else "")
+                                     if unwritten else
+                                     f"{KERNEL[op][0]} writes the same {' and '.join(fixed)} whatever its inputs"
+                                     if fixed else "")
         except pytest.fail.Exception as failure:
             _kernel_verdicts[key] = str(failure).splitlines()[0] if str(failure) else f"the {op} kernel failed"
     return _kernel_verdicts[key]

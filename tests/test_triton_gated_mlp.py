@@ -87,7 +87,7 @@ def expect_strides_used(got: torch.Tensor, case: dict, activation: str, operand:
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("layout", ["transposed", "strided"])
-@waits_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection on a strided x"), counts_once=False)
+@waits_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection on a strided x"))
 def test_forward_noncontiguous_x(kernels, gen, layout):
     """Judged against the kernel's own output on the same x laid out contiguously: the layout is this test's
     property, the formula test_forward_float32's."""
@@ -102,7 +102,7 @@ def test_forward_noncontiguous_x(kernels, gen, layout):
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("layout", ["transposed", "strided"])
-@waits_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection on strided weights"), counts_once=False)
+@waits_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection on strided weights"))
 def test_forward_noncontiguous_weights(kernels, gen, layout):
     """Weights as views (a transposed copy's .T, every other column; the biases stay contiguous): the
     kernel reads each weight through its own two strides, never as rows HIDDEN elements apart. Judged
@@ -117,7 +117,7 @@ def test_forward_noncontiguous_weights(kernels, gen, layout):
 
 
 @pytest.mark.points(1)
-@waits_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection without biases"), counts_once=False)
+@waits_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection without biases"))
 def test_forward_without_bias(kernels, gen):
     """HAS_BIAS=False is judged against the kernel's own output with biases of zeros."""
     case = inputs(gen, bias=False)
@@ -132,7 +132,7 @@ def test_forward_without_bias(kernels, gen):
 
 
 @pytest.mark.points(1)
-@waits_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection leaves x as it was"), counts_once=False)
+@waits_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection leaves x as it was"))
 def test_input_unmodified(kernels, gen):
     case = inputs(gen)
     evidence = project(kernels, case, "silu")

@@ -72,10 +72,12 @@ def overflowing_dims(ptrs, outside, layout: tuple[int, tuple, tuple], itemsize: 
 
 
 def describe_access(kernel: str, access: str, outside, nearest, itemsize: int,
-                    overflow: tuple[str, str, int, int] | None = None, masked: bool = False) -> str:
+                    overflow: tuple[str, str, int, int] | None = None, masked: bool = False,
+                    tiled: bool = False) -> str:
     """``overflow``: (the tile's name, the dimension's name, the index reached, the dimension's size),
     where the tile's own structure says which dimension of its tensor the access ran past (for the
-    gated projection's tiles: M, N or K)."""
+    gated projection's tiles: M, N or K). ``tiled``: the access is a 2-d tile (a matmul's), told in a
+    tile's words rather than a row's."""
     from triton.runtime import interpreter
 
     builder = interpreter.interpreter_builder
@@ -101,10 +103,18 @@ def describe_access(kernel: str, access: str, outside, nearest, itemsize: int,
     elif before:  # a mask keeps the end in bounds, never the start
         cause = note or ("an offset below 0: the row or column is computed too small (cols - 1?), or a"
                          " negative index reaches back past the tensor's first element")
+    elif masked and tiled:
+        cause = note or (f"the mask of this tl.{access} lets elements past the end through: each dimension's"
+                         " offsets must be compared with that dimension's size (rows < M, ks < K, ...), or the"
+                         " tile's offsets use the wrong strides")
     elif masked:  # a mask was given, and let these through: its bound or the offsets are wrong, not its absence
         cause = note or (f"the mask of this tl.{access} lets elements past the end through: it compares with the"
                          " wrong bound (cols <= n_cols instead of <?), or the offsets go past the row (row and"
                          " block numbers swapped, or the wrong row stride)")
+    elif tiled:
+        cause = note or (f"a tile of this tl.{access} runs past the tensor's end with no mask: mask every"
+                         " dimension whose size is not a multiple of the block (rows < M, ks < K, ...), or the"
+                         " tile's offsets use the wrong strides")
     else:
         cause = note or (f"missing mask on tl.{access} (mask=offsets < n_cols): the last block runs past the"
                          " end, or the offsets ignore the row stride")

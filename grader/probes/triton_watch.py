@@ -198,7 +198,7 @@ class _TritonGuard:
                 dim, index = next(iter(reached.items()))
                 overflow = (f"{nearest[0]}'s ({', '.join(names)}) tile", names[dim], index, layouts[nearest[0]][1][dim])
         masked = mask is not None and not np.asarray(mask, dtype=bool).all()
-        message = describe_access(kernel, access, outside, nearest, itemsize, overflow, masked)
+        message = describe_access(kernel, access, outside, nearest, itemsize, overflow, masked, tiled=tile.ndim >= 2)
         for watch in self.watches:
             if watch.violation is None:
                 watch.violation, watch.violation_kernel = message, kernel
