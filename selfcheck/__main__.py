@@ -29,15 +29,15 @@ from grader.paths import REPO
 # the suites' checks keep the cores busy; side by side the whole command takes minutes less. (A third
 # lane was slower: on 2 cores the lanes then mostly wait for each other.)
 GRADER_CHECKS = ["selfcheck/test_grader_attacks.py", "selfcheck/test_grader_reports.py", "selfcheck/test_classroom50.py"]
-# In the grader's lane: the suites' checks alone take the first lane longer than the grader's takes its.
+# In the first lane, so that both lanes end at about the same time.
 DELIVERY_CHECKS = ["selfcheck/test_batch_intake.py", "selfcheck/test_release.py"]
 # (name, title, pytest arguments, lane): ``python -m selfcheck --step NAME`` runs one step alone.
 STEPS = [
     ("suites", "graded suites on the reference, against its snapshot",
      ["tests", "--target", "reference", "--reference", "snapshot"], 0),
     ("checks", "self-checks of the suites", ["selfcheck", *(f"--ignore={path}" for path in GRADER_CHECKS + DELIVERY_CHECKS)], 0),
-    ("notebooks", "notebooks (nbval, strict)", ["-p", "nbval", "--nbval", "--nbval-current-env", "notebooks"], 1),
-    ("delivery", "self-checks of batches and the student release", DELIVERY_CHECKS, 1),
+    ("notebooks", "notebooks (nbval, strict)", ["-p", "nbval", "--nbval", "--nbval-current-env", "notebooks"], 0),
+    ("delivery", "self-checks of batches and the student release", DELIVERY_CHECKS, 0),
     ("grader", "self-checks of the grader: attacks, reports, autograders", GRADER_CHECKS, 1),
 ]
 USAGE = f"""usage: python -m selfcheck [--list] [--step NAME ...] [PYTEST OPTIONS]
