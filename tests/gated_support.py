@@ -233,16 +233,6 @@ def expect_like_own(got: torch.Tensor, own: torch.Tensor, what: str, own_what: s
     fail(f"{what} differs from the kernel's own output {own_what}: {hint} [{detail}]", cause=cause, todo="TODO 1")
 
 
-def expect_kernel_computes(kernels, what: str) -> None:
-    """What the student's own process computed counts only once the kernel computes the projection where
-    no Python of the student's runs: in the student's process, any code of the file could make a launch
-    "compute" whatever it likes."""
-    verdict = kernel_verdict(kernels)
-    if verdict:
-        fail(f"{what}: this counts once {KERNEL} computes the projection on its own (TODO 1; test_forward_float32"
-             f" passes); it does not yet: {verdict}", waits_on="test_forward_float32[silu]", todo="TODO 1")
-
-
 def expect_kernel_takes_weight_strides(kernels, what: str) -> None:
     """The kernel's output on transposed weights is its own on contiguous ones (test_forward_noncontiguous_weights)."""
     if "strides" not in _verdicts:
