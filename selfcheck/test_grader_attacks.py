@@ -49,7 +49,8 @@ PROCESS_ATTACKS = ["exit_zero_at_import", "os_exit_zero_at_import", "exit_zero_a
 # Attacks that read the grader's files: only a sandbox can stop them.
 FILE_ATTACKS = ["import_reference", "read_reference_by_path"]
 # Attacks that earn full marks only if a hostile action succeeds inside the child (payoff.py).
-RESOURCE_ATTACKS = ["host_root_writes_proc_sys", "sees_grader_process", "finds_code_on_disk", "reaches_host_loopback",
+RESOURCE_ATTACKS = ["host_root_writes_proc_sys", "sees_grader_process", "sees_host_paths", "finds_code_on_disk",
+                    "reaches_host_loopback",
                     "fills_tmpfs", "memory_over_processes", "many_processes"]
 # Attacks on the grader's own process through what the child sends back.
 EVIDENCE_ATTACKS = ["oversized_evidence", "compressed_evidence", "junk_frames"]

@@ -160,6 +160,7 @@ class ChildStarter:
         # and it is started through this process's own interpreter path (a venv's bin/python), not
         # the file that path links to, so that it finds the same venv.
         python_path = json.dumps(child_sys_path())
+        pass_fds: tuple[int, ...] = ()
         if not self.sandbox:
             cmd = [sys.executable, str(CHILD_SCRIPT)]
             env, cwd = None, None
@@ -168,11 +169,16 @@ class ChildStarter:
             inner_cwd = "/submission" if plan.bwrap else str(runtime / "submission")
             if plan.bwrap:
                 home = "/tmp"
-                cmd = bwrap_command(plan.bwrap, runtime, inner_cwd, userns=plan.userns, gpu=gpu,
-                                    tmpfs_mb=self.limits.tmpfs_mb, as_root=drop_in_child)
+                options = bwrap_command(plan.bwrap, runtime, inner_cwd, userns=plan.userns, gpu=gpu,
+                                        tmpfs_mb=self.limits.tmpfs_mb, as_root=drop_in_child)[1:]
                 for key, value in self._child_env(home).items():
-                    cmd += ["--setenv", key, value]
-                cmd += [sys.executable, "-I", "-B", "/grader-child/grader/probes/child.py", python_path]
+                    options += ["--setenv", key, value]
+                # bubblewrap's options (the host's paths it binds) go through a file descriptor it
+                # reads and closes: on its command line they would be the sandbox's /proc/1/cmdline.
+                options_fd = _options_file(options)
+                pass_fds = (options_fd,)
+                cmd = [plan.bwrap, "--args", str(options_fd), "--",
+                       sys.executable, "-I", "-B", "/grader-child/grader/probes/child.py", python_path]
                 if drop_in_child:
                     cmd += ["--uid", str(uid)]
                 env, cwd = {}, "/"
@@ -184,7 +190,7 @@ class ChildStarter:
         stderr_path = Path(stderr_file.name)
         try:
             proc = spawn(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr_file,
-                         cwd=cwd, env=env, start_new_session=True,
+                         cwd=cwd, env=env, start_new_session=True, pass_fds=pass_fds,
                          preexec_fn=limit_preexec(self.limits, data_limit=gpu,
                                                    uid=None if drop_in_child else uid, own_uid=uid is not None,
                                                    # a local run is the student's own machine: crashes
@@ -198,6 +204,8 @@ class ChildStarter:
             raise ChildFailure("GraderError", _start_failure(exc), "start") from exc
         finally:
             stderr_file.close()
+            for fd in pass_fds:
+                os.close(fd)
         child = ChildProcess(proc, stderr_path, self.limits.max_reply_mb << 20, via_bwrap=bool(plan.bwrap))
         try:
             child.receive(b"H", time.monotonic() + self.limits.startup_timeout,
@@ -207,6 +215,15 @@ class ChildStarter:
             child.kill()
             raise ChildFailure(failure.kind, f"{tail or failure.message}", "start") from None
         return child
+
+
+def _options_file(options: list[str]) -> int:
+    """A descriptor of an unnamed file holding ``options`` NUL-separated, as ``bwrap --args`` reads them."""
+    fd = os.memfd_create("bwrap-options", 0)
+    with open(fd, "wb", closefd=False) as file:
+        file.write(b"".join(option.encode() + b"\0" for option in options))
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 def _start_failure(exc: BaseException) -> str:
