@@ -220,6 +220,33 @@ print(f"f = {f.data},  df/da = {a.grad},  df/db = {b.grad}")
 assert (f.data, a.grad, b.grad) == (3.0, -3.0, -4.0)
 
 # %% [markdown]
+# ### 1.0 The graph it built
+#
+# Nothing above names an operation: a node keeps only its number, its children and the local
+# derivative towards each child. That is the whole graph. Drawn from the output down, each line is a node
+# with its value and, after `backward()`, its gradient; `(x k)` is the local derivative d(parent)/d(this
+# node) that the backward pass multiplies by. `b` appears twice because `f` uses it twice, and its
+# gradient is the sum of what both paths hand it: `2 * 1 + (-6) * 1 = -4`.
+
+# %%
+def draw(node, names, prefix="", local=None, last=True, lines=None):
+    """The graph below `node` as text lines, one per node (a shared node once per use)."""
+    lines = [] if lines is None else lines
+    name = names.get(id(node), "")
+    via = "" if local is None else f"(x {local:g}) "
+    branch = "" if local is None else ("└── " if last else "├── ")
+    lines.append(f"{prefix}{branch}{via}{name or 'node'} = {node.data:g}   grad {node.grad:g}")
+    below = prefix + ("" if local is None else ("    " if last else "│   "))
+    for i, (child, child_local) in enumerate(zip(node._children, node._local_grads)):
+        draw(child, names, below, child_local, i == len(node._children) - 1, lines)
+    return lines
+
+
+graph = draw(f, {id(a): "a", id(b): "b", id(f): "f"})
+print("\n".join(graph))
+assert sum(line.count(" b = ") for line in graph) == 2  # b, once for each of its two uses
+
+# %% [markdown]
 # ### 1.1 Every operation against a finite difference
 #
 # A local derivative with a wrong sign or a missing factor would silently give wrong gradients. We
@@ -466,10 +493,32 @@ print("relu(x)^2 in float16 ", (torch.relu(big.half()) ** 2).tolist())
 assert torch.isinf(torch.relu(big.half()) ** 2)[-1]
 
 # %% [markdown]
-# This is one reason the block normalises its input first: `rmsnorm` scales every input vector to
-# root-mean-square 1, so the pre-activations stay of order 1 whatever the size of the residual
-# stream, and the square stays tame.
-#
+# The block of section 3 normalises its input first, and that keeps the square in check: `rmsnorm`
+# scales every input vector to root-mean-square 1, so the pre-activations `fc1` makes do not grow with
+# the size of the residual stream. Below, the same vector at 1x and 100x its size, through the same
+# random `fc1` (16 -> 64): without the norm, the largest squared-ReLU output grows 10,000 times; with it,
+# not at all. (Pre-norm is the layout of GPT-2 and later models for every block, squared ReLU or not;
+# this shows what it does for this activation, not why microgpt chose it.)
+
+# %%
+gen_norm = torch.Generator().manual_seed(1)
+w_in = torch.randn(64, 16, generator=gen_norm) / 16**0.5
+vec = torch.randn(16, generator=gen_norm)
+
+
+def rms_normed(v):
+    return v / torch.sqrt((v * v).mean() + 1e-5)
+
+
+for label, normalise in (("no norm", lambda v: v), ("rmsnorm", rms_normed)):
+    peaks = [(torch.relu(w_in @ normalise(scale * vec)) ** 2).max().item() for scale in (1.0, 100.0)]
+    print(f"{label:8} largest relu(fc1 x)^2:  x at 1x {peaks[0]:10.3g}   x at 100x {peaks[1]:10.3g}")
+    if label == "no norm":
+        assert abs(peaks[1] / peaks[0] - 1e4) < 1e-6 * 1e4
+    else:
+        assert abs(peaks[1] / peaks[0] - 1) < 1e-3  # eps in the norm: not exactly 1
+
+# %% [markdown]
 # ## 3. The microgpt MLP block on scalars
 #
 # Now the block itself, with microgpt's sizes: model width 16, hidden width 4 x 16 = 64. A vector is a
@@ -535,6 +584,54 @@ print("dL/dfc1[0][:4] ", [round(w.grad, 6) for w in fc1[0][:4]])
 print("dL/dfc2[0][:4] ", [round(w.grad, 6) for w in fc2[0][:4]])
 hidden = [relu2(h).data for h in linear(rmsnorm(x), fc1)]
 print(f"hidden units exactly 0 after squared ReLU: {sum(h == 0.0 for h in hidden)} of {N_HIDDEN}")
+
+# %% [markdown]
+# ### 3.1 Why the block looks like this
+#
+# Three facts about the block, each checked below on the weights we just built.
+#
+# **One position at a time.** The block reads one position's vector and nothing else: feed it a sequence
+# of positions and each output depends on its own input alone. Mixing information *between* positions is
+# attention's job, in the other half of a transformer layer; the MLP then works on what each position
+# has gathered. Below, changing position 0's input changes position 0's output and leaves the others'
+# exactly as they were.
+#
+# **Two linear layers without an activation are one.** `fc2(fc1(v))` is `(fc2 @ fc1) v`: a single
+# 16 x 16 matrix. Without the nonlinearity in the middle, the 2,048 weights of the two layers could do
+# nothing that 256 weights cannot, and widening to 64 would buy nothing at all.
+#
+# **Expand, then contract.** With the activation in between, each of the 64 hidden units is a feature
+# that an input switches on (positive pre-activation) or off (exactly 0 after squared ReLU), and `fc2`
+# mixes the ones that are on. Different inputs switch on different sets of units, so the block computes a
+# different function for each pattern: below, 200 random inputs give 200 different on/off patterns of
+# the 64 units. A width of 16 would give far fewer features to choose from; `fc2` then brings the result
+# back to the residual stream's width, so that blocks can be stacked.
+
+# %%
+positions = [[Value(rng.gauss(0.0, 1.0)) for _ in range(N_EMBD)] for _ in range(3)]
+before = [[v.data for v in block(p, fc1, fc2)] for p in positions]
+positions[0] = [Value(v.data + 1.0) for v in positions[0]]  # change position 0 only
+after = [[v.data for v in block(p, fc1, fc2)] for p in positions]
+changed = [before[i] != after[i] for i in range(3)]
+print("outputs changed, by position:", changed)
+assert changed == [True, False, False]
+
+fc1_m, fc2_m = torch.tensor([[w.data for w in row] for row in fc1]), torch.tensor([[w.data for w in row] for row in fc2])
+v = torch.tensor([xi.data for xi in x])
+collapsed = fc2_m @ fc1_m  # (16, 64) @ (64, 16): one 16 x 16 matrix
+gap = (fc2_m @ (fc1_m @ v) - collapsed @ v).abs().max().item()
+print(f"fc2(fc1(v)) against (fc2 @ fc1) v: largest difference {gap:.1e};"
+      f" {fc1_m.numel() + fc2_m.numel()} weights act as {collapsed.numel()}")
+assert gap < 1e-12 and collapsed.shape == (N_EMBD, N_EMBD)
+
+gen_patterns = torch.Generator().manual_seed(3)
+inputs_200 = torch.randn(200, N_EMBD, generator=gen_patterns)
+normed = inputs_200 / torch.sqrt((inputs_200 * inputs_200).mean(-1, keepdim=True) + EPS)
+on = (normed @ fc1_m.T) > 0  # which of the 64 hidden units each input switches on
+patterns = {tuple(row.tolist()) for row in on}
+print(f"200 inputs switch on {on.sum(1).min().item()}-{on.sum(1).max().item()} of the 64 hidden units;"
+      f" {len(patterns)} different on/off patterns")
+assert len(patterns) == 200
 
 # %% [markdown]
 # ## 4. The same block in PyTorch, float64
@@ -652,10 +749,11 @@ except Exception as error:  # written, but not microgpt's block yet: one line, a
 # ## 6. Training with the scalar engine
 #
 # A gradient is only useful if following it makes a loss go down. A toy task: four fixed input vectors,
-# and for each the target "the same vector rotated by one position", so the block has to learn
-# `y[i] = x[i + 1]`. The loss is the mean squared error; each step runs forward and backward through
-# all four examples, then moves every weight a little against its gradient (plain gradient descent).
-# Note the zeroing of the gradients at the start of each step (section 1.3).
+# and for each the target "the same vector rotated by one position" (`y[i] = x[i + 1]`). The loss is the
+# mean squared error; each step runs forward and backward through all four examples, then moves every
+# weight a little against its gradient (plain gradient descent). Note the zeroing of the gradients at
+# the start of each step (section 1.3). What this shows is the training loop, not learning a rule:
+# with four examples and 2,048 weights the block memorises them, as the cell after the curve checks.
 
 # %%
 rng = random.Random(7)
@@ -694,8 +792,30 @@ plt.show()
 
 # %% [markdown]
 # The loss falls at every step: forward, backward, update, with nothing but the `Value` class of
-# section 1. That loop is the whole training algorithm of a GPT too; everything else makes it faster
-# or makes it work at scale.
+# section 1. But has the block learnt to rotate? Give it 20 vectors it has never seen, and compare its
+# error with the simplest guess there is, copying the input unchanged:
+
+# %%
+fresh = [[rng.gauss(0.0, 1.0) for _ in range(N_EMBD)] for _ in range(20)]
+
+
+def mse(pairs):
+    errors = [(o - t) ** 2 for out, target in pairs for o, t in zip(out, target)]
+    return sum(errors) / len(errors)
+
+
+rotate = [vec[1:] + vec[:1] for vec in fresh]
+fresh_error = mse((([o.data for o in block([Value(v) for v in vec], fc1, fc2)], t) for vec, t in zip(fresh, rotate)))
+copy_error = mse(((vec, t) for vec, t in zip(fresh, rotate)))
+print(f"the 4 training vectors:  error {losses[-1]:.4f}")
+print(f"20 fresh vectors:        error {fresh_error:.4f}   (copying the input unchanged: {copy_error:.4f})")
+assert losses[-1] < 0.01 < 1 < copy_error < fresh_error
+
+# %% [markdown]
+# On fresh vectors the trained block does worse than copying its input: it has memorised its four
+# examples, not learnt the rotation. Four examples cannot pin down a rule for 2,048 weights; a real model
+# sees millions of positions for that reason. The loop itself, forward, backward, update, is the whole
+# training algorithm of a GPT too; everything else makes it faster or makes it work at scale.
 #
 # ## 7. What it costs
 #
@@ -774,8 +894,9 @@ import timeit
 one_position = inputs[0]
 scalar_s = min(timeit.repeat(lambda: block([Value(v) for v in one_position], fc1, fc2),
                              number=5, repeat=3)) / 5
-with torch.no_grad():  # like the scalar line, build no graph for a backward pass
-    torch_s = min(timeit.repeat(lambda: block_torch(x_batch, fc1_w, fc2_w), number=20, repeat=3)) / 20
+# Both lines record the graph a backward pass would need: every Value keeps its children, and fc1_w
+# and fc2_w require gradients, so PyTorch records its dozen nodes too.
+torch_s = min(timeit.repeat(lambda: block_torch(x_batch, fc1_w, fc2_w), number=20, repeat=3)) / 20
 print(f"scalar engine, 1 position:     {scalar_s * 1e3:8.2f} ms")
 print(f"PyTorch, 1000 positions:       {torch_s * 1e3:8.2f} ms")
 print(f"per position, PyTorch is about {scalar_s / (torch_s / 1000):,.0f} times faster")
