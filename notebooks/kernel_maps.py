@@ -96,6 +96,64 @@ def run(exercise: str, probe: str, **arguments) -> dict:
 
 
 # %% [markdown]
+# ## 0. A first kernel, its code beside its maps
+#
+# Four words first, with the smallest kernel that has them all (`notebooks/first_kernel.py`, printed
+# below): each program scales one row of `x` into `out`.
+#
+# * **A program** is one run of the kernel's body. The launch starts many, and each asks
+#   `tl.program_id(0)` which one it is; here program `row` handles row `row`.
+# * **The grid** is how many programs the launch starts: `scale_rows_kernel[grid](...)` with
+#   `grid = (n_rows,)`, one per row. Too small a grid leaves rows nobody handles (section 2).
+# * **A block** is the lanes one program handles at once: `tl.arange(0, BLOCK_SIZE)`, a power of two, so 64
+#   lanes for a row of 37. **The mask** `cols < n_cols` switches off the 27 lanes past the row's end: a
+#   masked lane neither loads nor stores.
+# * **A stride** is how far apart, in elements, one row starts from the one before. Here `x` is the first 37
+#   columns of a 5 x 50 tensor, so its rows start 50 elements apart, not 37: the kernel is handed
+#   `x.stride(0)` (50) and `out.stride(0)` (37) and adds `row * stride` to each pointer.
+#
+# The maps: every element of `x` read once (`#`), every element of `out` written once, and the program map
+# shows program `r` handled row `r` in both.
+
+# %%
+if HAS_TRITON:
+    import inspect
+
+    first = load_module(str(REPO / "notebooks" / "first_kernel.py"), "notebook_first_kernel")
+    print(inspect.getsource(first.scale_rows_kernel.fn))  # .fn: the Python function behind @triton.jit
+    print(inspect.getsource(first.scale_rows))
+    from grader.probes.triton_watch import TritonWatch  # records what each launch loaded and stored
+
+    x = torch.randn(5, 50, generator=torch.Generator().manual_seed(0))[:, :37]  # rows 50 elements apart
+    print(f"x: shape {tuple(x.shape)}, strides {x.stride()}\n")
+    with TritonWatch(first) as watch:
+        out = first.scale_rows(x, 2.0)
+    assert torch.equal(out, x * 2)
+    first_maps = kernel_map.accept(watch.memory.evidence("scale_rows_kernel", [x, out]),
+                                   frozenset({"x_ptr", "out_ptr"}))
+    print(kernel_map.drawn("x_ptr", first_maps["x_ptr"], "load"))
+    print(kernel_map.drawn("out_ptr", first_maps["out_ptr"], "store"))
+    print("\n" + kernel_map.programs_side_by_side(("out_ptr: stored by", first_maps["out_ptr"]["store_programs"]),
+                                                 ("x_ptr: loaded by", first_maps["x_ptr"]["load_programs"])))
+
+# %% [markdown]
+# The same kernel handed the wrong stride for `x`: 37 (its number of columns) instead of 50. Each program
+# now starts reading 37 elements after the one before, so the reads fall behind the rows more and more:
+# the map of `x` shows the last row never read and the one before it partly, and `out` holds the wrong
+# numbers although it is written in full. This is the picture of a row stride ignored.
+
+# %%
+if HAS_TRITON:
+    out = torch.empty(5, 37)
+    with TritonWatch(first) as watch:
+        first.scale_rows_kernel[(5,)](x, out, 37, 37, out.stride(0), 2.0, BLOCK_SIZE=64)  # 37: x.stride(0) ignored
+    wrong_maps = kernel_map.accept(watch.memory.evidence("scale_rows_kernel", [x, out]),
+                                   frozenset({"x_ptr", "out_ptr"}))
+    print(kernel_map.drawn("x_ptr", wrong_maps["x_ptr"], "load"))
+    print(f"\nout == 2 * x: {torch.equal(out, x * 2)}")
+    assert not torch.equal(out, x * 2) and not wrong_maps["x_ptr"]["loads"][-1].any()
+
+# %% [markdown]
 # ## 1. The SwiGLU forward kernel, row by row
 #
 # `swiglu_forward(gate, value)` on 5 rows of 37 columns, with gate and value the two halves of
@@ -108,6 +166,9 @@ def run(exercise: str, probe: str, **arguments) -> dict:
 # %%
 generator = torch.Generator().manual_seed(0)
 h = torch.randn(5, 74, generator=generator)
+# The probe is handed the halves' numbers and the layout's name, and rebuilds h.chunk(2, -1) from them
+# where the kernel runs (a view does not survive the trip to the process that runs a submission's
+# kernels): the kernel gets the two strided halves of one (5, 74) tensor, as the text says.
 maps = run("triton_swiglu", "swiglu_kernels", op="forward", gate=h[:, :37].contiguous(),
            value=h[:, 37:].contiguous(), layout="chunk")
 for arg, record in maps.items():
@@ -153,19 +214,25 @@ if HAS_TRITON:
 # `gated_projection(x, Wg, Wv, bg, bv)` with x of 37 tokens by 45 features and 29 outputs. The launch
 # code starts a grid of tiles, `cdiv(M, BLOCK_M) x cdiv(N, BLOCK_N)`, and each program sums over K in
 # steps of `BLOCK_K`. Now elements are loaded several times, rightly: a row of x by every tile of its
-# rows (one per block of outputs), a row of Wg and Wv by every tile of their columns. What must hold
-# is that every element of out is stored once, each tile by one program, and that nothing is left
-# unread.
+# rows (one per block of outputs), a row of Wg and Wv by every tile of their columns. Their maps would be
+# `2` from end to end, so the cell counts instead: each element of x read as many times as out has
+# columns of tiles, each element of Wg as many times as out has rows of tiles (both read from the program
+# map of out). What must hold is that every element of out is stored once, each tile by one program, and
+# that nothing is left unread.
 
 # %%
 x = torch.randn(37, 45, generator=generator)
 weights = {name: torch.randn(29, 45, generator=generator) * 0.1 for name in ("gate_weight", "value_weight")}
 biases = {name: torch.randn(29, generator=generator) for name in ("gate_bias", "value_bias")}
 maps = run("triton_gated_mlp", "gated_projection_run", x=x, **weights, **biases, activation="silu")
-for arg in ("x_ptr", "gate_weight_ptr", "out_ptr"):
-    if arg in maps:
-        access, verb = ("stores", "wrote") if arg == "out_ptr" else ("loads", "read")
-        print(f"\n{arg}: " + kernel_map.text_map(maps[arg][access], verb))
+if "out_ptr" in maps:
+    print("out_ptr: " + kernel_map.text_map(maps["out_ptr"]["stores"], "wrote"))
+    programs = maps["out_ptr"]["store_programs"]
+    tile_columns, tile_rows = len(set(programs[0].tolist())), len(set(programs[:, 0].tolist()))
+    for arg, tiles, along in (("x_ptr", tile_columns, "columns"), ("gate_weight_ptr", tile_rows, "rows")):
+        reads = set(maps[arg]["loads"].flatten().tolist())
+        print(f"\n{arg}: every element read {sorted(reads)} time(s); out has {tiles} {along} of tiles")
+        assert reads == {tiles}
 if "out_ptr" in maps:
     print(f"\nout_ptr: which program stored each element; {kernel_map.PROGRAM_LEGEND}:")
     print("\n".join(kernel_map.program_map(maps["out_ptr"]["store_programs"])))
@@ -181,6 +248,8 @@ if "out_ptr" in maps:
 
 # %%
 grad_out_row = torch.randn(37, generator=generator).expand(5, 37)
+# As in section 1, the probe gets plain numbers and the layout's name: "broadcast_row" makes grad_out
+# the expanded view (row stride 0) again where the kernel runs.
 maps = run("triton_swiglu", "swiglu_kernels", op="backward", gate=torch.randn(5, 37, generator=generator),
            value=torch.randn(5, 37, generator=generator), grad_out=grad_out_row.contiguous(),
            grad_out_layout="broadcast_row")
