@@ -13,7 +13,9 @@ instead of a score.
 ``main`` keeps that contract with the grader's own rules:
 
 * the grader, the graded suites and the reference are this folder's; from the checkout only the
-  exercise files are read, and only by the sandbox, which copies them (``grader/sandbox/``);
+  exercise files are read, once, by the intake the batch and Gradescope use (``instructor/settle.py``:
+  the checkout's ``exercises/``, names in another case, nested folders, links refused), into a private
+  folder that is graded; what was found and not graded heads the student's Release;
 * the grade comes from the bubblewrap sandbox or there is none: no sandbox, a missing requirement,
   a task left ungraded, or any other grader error leaves no ``result.json`` (one the checkout
   brought along is removed first) and exits 3 with the reason on one line;
@@ -30,11 +32,14 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from grader import report
+from grader.submission_files import CHECKOUT_FOLDER
 from instructor.exports import CPU_WHEELS, PLATFORMS
+from instructor.settle import settle
 from grader.cli import EXIT_GRADER_ERROR, EXIT_OK
 from grader.grading import TASK_TITLES, GraderFailure, grade
 from grader.results import BonusRule, Grade
@@ -110,9 +115,27 @@ def result_json(graded: dict, fields: dict[str, str], now: datetime.datetime | N
             "score": score, "max-score": most, "tests": tests}
 
 
-def release_body(grade_: Grade, result: dict) -> str:
-    """The Release's Markdown: points and the first failure per task, then every test."""
-    lines = [report.markdown(grade_), "<details><summary>Every test</summary>", "",
+def take_hand_in(checkout: Path, graded: Path, work: Path) -> str:
+    """The checkout's exercise files, found as the batch and Gradescope find a hand-in (``instructor/settle.py``),
+    written into ``graded``: what was found and not graded, for the student ("" when all is as expected).
+    The intake looks in the checkout's ``exercises/`` where there is one (the repository's layout: the rest
+    of it is the course's), else in the whole checkout; a link is never followed. Where nothing can be graded,
+    ``graded`` is left empty, so every test says its file was not handed in."""
+    folder = checkout / CHECKOUT_FOLDER
+    if folder.is_symlink() or not folder.is_dir():
+        folder = checkout
+    note, why = settle(folder, graded, work)
+    graded.mkdir(parents=True, exist_ok=True)
+    if why:
+        return f"Nothing was graded: {why}. Put the exercise files in {CHECKOUT_FOLDER}/ and push again."
+    return note
+
+
+def release_body(grade_: Grade, result: dict, said: str = "") -> str:
+    """The Release's Markdown: what of the hand-in was not graded, points and the first failure per task,
+    then every test."""
+    heading = [f"**Your hand-in:** {markdown_cell(said)}", ""] if said else []
+    lines = [*heading, report.markdown(grade_), "<details><summary>Every test</summary>", "",
              "| Test | Result | Points |", "| --- | --- | ---: |"]
     for t in result["tests"]:
         lines.append(f"| {markdown_cell(t['test-name'])} | {'PASS' if t['passed'] else 'FAIL'} |"
@@ -189,15 +212,18 @@ def main(folder: Path, tasks: list[str], requirements: list[str], bonus: dict[st
                 raise GraderFailure(f"autograder.py: BONUS {bonus!r}: {exc}") from None
         ensure_requirements(requirements, tasks)
         ensure_bubblewrap()
-        grade_ = grade(checkout, display=fields["submission"], limits=LIMITS, sandbox_mode="bwrap", tasks=tasks,
-                       bonus=rule)
+        with tempfile.TemporaryDirectory(prefix="classroom50-") as work:
+            graded = Path(work) / "graded"
+            said = take_hand_in(checkout, graded, Path(work) / "unpacked")
+            grade_ = grade(graded, display=fields["submission"], limits=LIMITS, sandbox_mode="bwrap", tasks=tasks,
+                           bonus=rule)
         ungraded = [t for t in tasks if not grade_.task_tests(t)]
         if not grade_.sandboxed or ungraded:
             raise GraderFailure(f"not sandboxed ({grade_.isolation_summary})" if not grade_.sandboxed else
                                 f"task {', '.join(ungraded)} not graded here: {'; '.join(grade_.not_graded)}")
         print(report.text(grade_), flush=True)
         result = result_json(report.as_json(grade_), fields)
-        report.write_text(outputs[1], release_body(grade_, result))
+        report.write_text(outputs[1], release_body(grade_, result, said))
         report.write_json(outputs[0], result)  # last: a result.json is a finished grade
     except (GraderFailure, OSError) as exc:
         for path in outputs:

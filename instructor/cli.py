@@ -3,8 +3,8 @@
 * ``--release DIR``: the student repository (stubs, suites with the reference's recorded answers,
   notebooks, the student's grader; no reference, nothing of ``instructor/``);
 * ``--batch DIR --csv FILE``: grade every hand-in in DIR, in the sandbox, with feedback per student;
-* ``--gradescope-bundle ZIP`` and ``--classroom50 DIR``: the platforms' autograders, or with
-  ``--platform-check`` their platform checks (``instructor/platform_check.py``);
+* ``--gradescope-bundle ZIP``, ``--prairielearn-grader DIR`` and ``--classroom50 DIR``: the platforms'
+  autograders, or with ``--platform-check`` their platform checks (``instructor/platform_check.py``);
 * ``--stubs``: write ``exercises/`` from the reference's marked regions (``instructor/stubs.py``).
 
 Exit codes as ``python -m grader``'s: 0 done, 3 could not (bad path or option, no sandbox).
@@ -62,7 +62,8 @@ def build_parser() -> Parser:
                       help="write the stubs in exercises/ from the reference's marked regions (solution/hidden/"
                            "reference_*.py): after changing a stub's text or the reference's scaffolding")
     p.add_argument("--platform-check", action="store_true",
-                   help="with --gradescope-bundle or --classroom50: make the platform check instead of the"
+                   help="with --gradescope-bundle, --prairielearn-grader or --classroom50: make the platform check"
+                        " instead of the"
                         " autograder, to run once on the platform before students submit (a practice assignment):"
                         " it reads no submission, grades the bundled reference with the platform's limits, says"
                         " whether the sandbox starts there, and scores 0")
@@ -124,12 +125,16 @@ def write_stubs() -> int:
     return EXIT_OK
 
 
-def write_platform_check(path: Path, tasks: list[str] | None, gradescope: bool) -> int:
-    from instructor.exports import make_bundle, make_classroom50
+def write_platform_check(path: Path, tasks: list[str] | None, platform: str) -> int:
+    from instructor.exports import make_bundle, make_classroom50, make_prairielearn
 
-    if gradescope:
+    if platform == "gradescope":
         make_bundle(path, tasks, check=True)
         where = ("upload it as the autograder of a practice assignment in Gradescope (same base image as the"
+                 " real one), submit any file to it once, and read the result")
+    elif platform == "prairielearn":
+        make_prairielearn(path, tasks, check=True)
+        where = ("set it up as the external grader of a practice question in PrairieLearn (the same image as the"
                  " real one), submit any file to it once, and read the result")
     else:
         make_classroom50(path, tasks, check=True)
@@ -150,10 +155,14 @@ def run(args: argparse.Namespace) -> int:
                            or args.shard or args.merge):
         raise GraderFailure("--csv, --resume, --only, --shard, --merge, --feedback and --canvas-assignment go with"
                             " --batch DIR")
-    if args.platform_check and not (args.gradescope_bundle or args.classroom50):
-        raise GraderFailure("--platform-check goes with --gradescope-bundle ZIP or --classroom50 DIR")
+    if args.platform_check and not (args.gradescope_bundle or args.prairielearn_grader or args.classroom50):
+        raise GraderFailure("--platform-check goes with --gradescope-bundle ZIP, --prairielearn-grader DIR or"
+                            " --classroom50 DIR")
     if args.platform_check:
-        return write_platform_check(args.gradescope_bundle or args.classroom50, tasks, bool(args.gradescope_bundle))
+        platform, path = next((name, path) for name, path in (("gradescope", args.gradescope_bundle),
+                                                             ("prairielearn", args.prairielearn_grader),
+                                                             ("classroom50", args.classroom50)) if path)
+        return write_platform_check(path, tasks, platform)
     if args.gradescope_bundle:
         from instructor.exports import make_bundle
 

@@ -74,8 +74,9 @@ INCLUDE = ["grader/**/*.py", "tests/*.py", f"{REFERENCE.relative_to(REPO).as_pos
            "requirements.txt"]
 # Gradescope's run_autograder finds the exercise files in the upload as the batch does (instructor/settle.py).
 GRADESCOPE_INCLUDE = ["instructor/__init__.py", "instructor/settle.py", "instructor/hand_in.py", "instructor/unzip.py"]
-# The Classroom 50 folder also runs the platform's side of grading (instructor/classroom50.py).
-CLASSROOM50_INCLUDE = ["instructor/__init__.py", "instructor/classroom50.py", "instructor/exports.py"]
+# The Classroom 50 folder also runs the platform's side of grading (instructor/classroom50.py), with the
+# same intake as Gradescope's.
+CLASSROOM50_INCLUDE = [*GRADESCOPE_INCLUDE, "instructor/classroom50.py", "instructor/exports.py"]
 # A platform check also runs the checks (instructor/platform_check.py): only its packages hold them.
 PLATFORM_CHECK_INCLUDE = [*CLASSROOM50_INCLUDE, "instructor/platform_check.py"]
 CLASSROOM50_MADE_BY = "made by python -m instructor --classroom50"
@@ -125,9 +126,8 @@ def gradescope_scripts(tasks: list[str] | None, bonus: BonusRule | None = None,
                        check: bool = False) -> dict[str, str]:
     """setup.sh and run_autograder (with ``check``: the platform check's), filled in."""
     setup = fill("setup.sh", cpu_wheels=CPU_WHEELS, requirements=" ".join(map(shlex.quote, grading_requirements())))
-    if check:
-        return {"setup.sh": setup, "run_autograder": fill("run_platform_check", tasks=",".join(tasks or TASK_NAMES))}
-    return {"setup.sh": setup, "run_autograder": grading_script("gradescope", tasks, bonus)}
+    script = check_script if check else grading_script
+    return {"setup.sh": setup, "run_autograder": script("gradescope", tasks, bonus)}
 
 
 # Where each platform puts things, for the one grading script (instructor/templates/run_grading).
@@ -148,6 +148,12 @@ def grading_script(platform: str, tasks: list[str] | None, bonus: BonusRule | No
                 limits=limit_options(PLATFORMS[platform].limits))
 
 
+def check_script(platform: str, tasks: list[str] | None, bonus: BonusRule | None = None) -> str:
+    """The platform check's script in the grading script's place: it grades the package's reference, never
+    the submission (``bonus`` plays no part in it)."""
+    return fill("run_platform_check", **GRADING_LAYOUTS[platform], format=platform, tasks=",".join(tasks or TASK_NAMES))
+
+
 def make_bundle(path: Path, tasks: list[str] | None = None, bonus: BonusRule | None = None,
                 check: bool = False) -> None:
     """Write the Gradescope autograder zip grading ``tasks`` (None: all), ``bonus`` among them counting
@@ -166,17 +172,19 @@ def make_bundle(path: Path, tasks: list[str] | None = None, bonus: BonusRule | N
             bundle.writestr(info, text)
 
 
-def make_prairielearn(folder: Path, tasks: list[str] | None, bonus: BonusRule | None = None) -> None:
+def make_prairielearn(folder: Path, tasks: list[str] | None, bonus: BonusRule | None = None,
+                      check: bool = False) -> None:
     """Write a PrairieLearn external grader into ``folder`` (new or empty): ``serverFilesCourse/`` (the grader
     and its entry point ``run.sh``, for the course's own serverFilesCourse), ``Dockerfile.prairielearn`` (its
-    image) and ``externalGradingOptions.json`` (for the question's info.json)."""
+    image) and ``externalGradingOptions.json`` (for the question's info.json); with ``check``, the platform
+    check in the same layout instead."""
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise GraderFailure(f"{folder} is not a new or empty folder")
     grader = folder / "serverFilesCourse" / PRAIRIELEARN_FOLDER
-    for file, name in grading_files(GRADESCOPE_INCLUDE):
+    for file, name in grading_files(PLATFORM_CHECK_INCLUDE if check else GRADESCOPE_INCLUDE):
         (grader / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(file, grader / name)
-    (grader / "run.sh").write_text(grading_script("prairielearn", tasks, bonus))
+    (grader / "run.sh").write_text((check_script if check else grading_script)("prairielearn", tasks, bonus))
     (grader / "run.sh").chmod(0o755)
     (folder / "Dockerfile.prairielearn").write_text(
         fill("Dockerfile.prairielearn", cpu_wheels=CPU_WHEELS, requirements=" ".join(map(shlex.quote, grading_requirements()))))

@@ -1,11 +1,12 @@
 """The platform check: before the first student submits, does grading work on the platform itself?
 
-``python -m instructor --gradescope-bundle ZIP --platform-check`` and ``--classroom50 DIR
---platform-check`` make, instead of an autograder, a package the platform runs as it runs one (the
-same ``setup.sh`` or runtime, the same limits), which grades no one: it reads nothing of the
-submission it is started for, and its result scores 0 (Gradescope: score 0, every test worth 0;
-Classroom 50: 0 of 0), every test named "Platform check: ...". It reports three checks, where the
-platform shows results (Gradescope's results.json, Classroom 50's job log, result and Release):
+``python -m instructor --gradescope-bundle ZIP --platform-check``, ``--prairielearn-grader DIR
+--platform-check`` and ``--classroom50 DIR --platform-check`` make, instead of an autograder, a package
+the platform runs as it runs one (the same ``setup.sh``, image or runtime, the same limits), which grades
+no one: it reads nothing of the submission it is started for, and its result scores 0 (Gradescope: score
+0, every test worth 0; PrairieLearn: score 0, every test 0 of 0; Classroom 50: 0 of 0), every test named
+"Platform check: ...". It reports three checks, where the platform shows results (Gradescope's and
+PrairieLearn's results.json, Classroom 50's job log, result and Release):
 
 * sandbox: whether a sandboxed child starts there (``check_child_can_start``, the start check grading
   for credit makes first), and how the children ran (the isolation, every detail: uid, cgroups);
@@ -233,15 +234,30 @@ def gradescope_results(platform: Platform, checks: list[Check]) -> dict:
             "extra_data": {"platform_check": True, "checks": {c.name: c.passed for c in checks}}}
 
 
-def gradescope_main(results: Path, tasks: list[str]) -> int:
-    """What the check bundle's run_autograder runs: the checks, into results.json (exit 0 once written)."""
-    platform = PLATFORMS["gradescope"]
+def prairielearn_results(platform: Platform, checks: list[Check]) -> dict:
+    """PrairieLearn's results.json for a platform check: gradable, score 0, each check a test worth 0 of 0
+    (what was found in its output, the verdict in its message)."""
+    verdicts = "; ".join(f"{c.title}: {'PASS' if c.passed else 'FAIL'}" for c in checks)
+    return {"gradable": True, "score": 0.0,
+            "message": f"Platform check, not a grade: it read no submission and scores 0. Checks: {verdicts}.",
+            "output": text_report(platform, checks),
+            "tests": [{"name": TEST_PREFIX + c.title, "points": 0, "max_points": 0,
+                       "message": "PASS" if c.passed else "FAIL", "output": printable(c.found)} for c in checks]}
+
+
+# The platforms whose check runs as a script writing results.json: how each writes it.
+RESULTS_WRITERS = {"gradescope": gradescope_results, "prairielearn": prairielearn_results}
+
+
+def results_main(platform_name: str, results: Path, tasks: list[str]) -> int:
+    """What a check package's script runs: the checks, into results.json (exit 0 once written)."""
+    platform = PLATFORMS[platform_name]
     try:
         checks = run_checks(platform, tasks)
-    except Exception as exc:  # noqa: BLE001 - Gradescope shows results.json only: a crash must land there too
+    except Exception as exc:  # noqa: BLE001 - the platform shows results.json only: a crash must land there too
         checks = [Check(name, False, f"the check itself failed: {type(exc).__name__}: {exc}") for name in TITLES]
     print(text_report(platform, checks), flush=True)
-    report.write_json(results, gradescope_results(platform, checks))
+    report.write_json(results, RESULTS_WRITERS[platform_name](platform, checks))
     return 0
 
 
@@ -301,11 +317,13 @@ def classroom50_main(tasks: list[str], requirements: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m instructor.platform_check", description=(
-        "Run the platform check of a Gradescope check bundle (its run_autograder does)."))
-    parser.add_argument("results", type=Path, help="where Gradescope reads the result: results/results.json")
+        "Run the platform check of a Gradescope check bundle or a PrairieLearn check grader (their scripts do)."))
+    parser.add_argument("results", type=Path, help="where the platform reads the result: results/results.json")
     parser.add_argument("--tasks", help="the tasks to grade the reference on (default: all)")
+    parser.add_argument("--platform", choices=sorted(RESULTS_WRITERS), default="gradescope",
+                        help="whose results.json to write (default: gradescope)")
     args = parser.parse_args(argv)
-    return gradescope_main(args.results, parse_tasks(args.tasks) or list(TASK_TITLES))
+    return results_main(args.platform, args.results, parse_tasks(args.tasks) or list(TASK_TITLES))
 
 
 if __name__ == "__main__":

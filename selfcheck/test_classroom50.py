@@ -190,6 +190,32 @@ def test_syntax_error_is_a_graded_zero_for_its_task_only(folders, tmp_path):
     assert all(not t["passed"] and "SyntaxError" in t["message"] for t in tasks["Cost"]), tasks["Cost"][:2]
 
 
+def test_the_checkout_is_taken_as_the_batch_takes_a_hand_in(folders, tmp_path):
+    """The intake of the batch and of Gradescope (instructor/settle.py): a file named in another case and one
+    moved into a folder of exercises/ are graded, a link is refused, and the Release says what was found
+    and not graded, first."""
+    work = checkout(tmp_path / "erin", reference=True)
+    exercises = work / "exercises"
+    (exercises / "mlp_block.py").rename(exercises / "MLP_Block.py")
+    (exercises / "src").mkdir()
+    (exercises / "mlp_cost.py").rename(exercises / "src" / "mlp_cost.py")
+    (exercises / "notes.py").symlink_to(REFERENCE / "reference_mlp_block.py")
+    result = graded(work, run_autograder(folders["mlp,cost"], work))
+    assert result["score"] == result["max-score"] > 0, [t for t in result["tests"] if not t["passed"]][:2]
+    body = (work / "release-body.md").read_text(encoding="utf-8")
+    assert body.startswith("**Your hand-in:**") and "notes.py" in body.split("\n", 1)[0], body[:400]
+
+
+def test_a_checkout_with_nothing_to_grade_is_a_zero_that_says_why(folders, tmp_path):
+    work = tmp_path / "frank"
+    (work / "exercises").mkdir(parents=True)
+    (work / "exercises" / "answers.txt").write_text("see my notebook\n")
+    result = graded(work, run_autograder(folders["mlp,cost"], work))
+    assert result["score"] == 0 and result["max-score"] > 0
+    body = (work / "release-body.md").read_text(encoding="utf-8")
+    assert body.startswith("**Your hand-in:** Nothing was graded: no exercise file"), body[:400]
+
+
 def test_the_job_leaves_nothing_of_the_reference_where_the_student_sees_it(folders, tmp_path):
     """What a student can read of the grade job: its log (stdout, stderr), result.json, release-body.md
     and their own checkout. None of it may hold a statement of the reference, and the job writes

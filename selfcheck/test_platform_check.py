@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -70,6 +71,33 @@ def test_gradescope_check_bundle_says_the_sandbox_starts_and_the_reference_gets_
     times = found["grading fits the platform's limits"]["output"]  # passing it depends on this machine's load
     assert times.startswith("the reference's grade took") and "Gradescope stops a run at 10 min" in times
     assert results["extra_data"]["checks"]["sandbox"] is results["extra_data"]["checks"]["reference"] is True
+
+
+def test_prairielearn_check_grader_laid_out_as_grade(tmp_path):
+    """The PrairieLearn check, made in the external grader's own layout and run as /grade: its results.json
+    scores 0 whatever was submitted, and its tests are the checks, each 0 of 0."""
+    made = tmp_path / "made"
+    proc = instructor("--prairielearn-grader", str(made), "--tasks", "mlp,cost", "--platform-check")
+    assert proc.returncode == 0 and "PLATFORM CHECK" in proc.stdout, proc.stderr
+    grader = made / "serverFilesCourse" / "mlp_block_grader"
+    assert (grader / "instructor" / "platform_check.py").is_file() and "platform_check" in (grader / "run.sh").read_text()
+    root = tmp_path / "grade"
+    shutil.copytree(made / "serverFilesCourse", root / "serverFilesCourse")
+    (root / "student").mkdir()
+    (root / "student" / "mlp_block.py").write_text(reference_sources()["mlp_block.py"])
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = subprocess.run(["bash", str(root / "serverFilesCourse" / "mlp_block_grader" / "run.sh")],
+                         capture_output=True, text=True, timeout=600,
+                         env={**env, "GRADING_ROOT": str(root), "GRADING_PYTHON": sys.executable})
+    assert run.returncode == 0, run.stderr[-2000:]
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["gradable"] is True and results["score"] == 0.0
+    assert results["message"].startswith("Platform check, not a grade")
+    found = {t["name"].removeprefix("Platform check: "): t for t in results["tests"]}
+    assert set(found) == CHECK_NAMES and all(t["points"] == t["max_points"] == 0 for t in found.values())
+    assert found["the sandbox starts"]["message"] == "PASS", found["the sandbox starts"]["output"]
+    assert found["the reference gets full marks"]["message"] == "PASS", found["the reference gets full marks"]
+    assert "PrairieLearn" in found["grading fits the platform's limits"]["output"]
 
 
 def test_classroom50_check_folder_under_the_runner_and_as_a_command(tmp_path):
