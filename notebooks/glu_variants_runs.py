@@ -1,9 +1,9 @@
 """Tiny language models that differ only in their MLP block: the training runs behind
 ``notebooks/glu_variants.ipynb``.
 
-Six blocks (GELU, ReLU and squared-ReLU MLPs; ReGLU, GEGLU and SwiGLU) in the same two-layer
-character-level transformer, on the same text, with the GLUs' width matched to the MLPs' parameters
-by ``glu_intermediate_dim``. Every run is seeded, so the curves are reproducible; they are stored in
+Nine blocks (GELU, ReLU, squared-ReLU and Swish MLPs; ReGLU, GEGLU, SwiGLU, sigmoid and bilinear GLUs)
+in the same two-layer character-level transformer, on the same text, with the GLUs' width matched to the
+MLPs' parameters by ``glu_intermediate_dim``. Every run is seeded, so the curves are reproducible; they are stored in
 ``notebooks/glu_variants_curves.json`` for the notebook, which must run in seconds.
 
     python notebooks/glu_variants_runs.py [JOBS]   # all runs, JOBS side by side (default 2), rewrites the JSON
@@ -99,21 +99,25 @@ class SquaredReLU(nn.Module):
 
 
 # name -> (block kind, activation): ReGLU, GEGLU and SwiGLU are Shazeer's names for a GLU whose gate
-# goes through ReLU, GELU or Swish (SiLU).
+# goes through ReLU, GELU or Swish (SiLU). The controls: the Swish MLP is SwiGLU without its gate's
+# product; the sigmoid GLU is Dauphin et al.'s original gate; the bilinear GLU has no activation at all.
 VARIANTS: dict[str, tuple[str, Callable[[], nn.Module]]] = {
     "GELU MLP": ("MLP", nn.GELU),
     "ReLU MLP": ("MLP", nn.ReLU),
     "ReLU² MLP": ("MLP", SquaredReLU),
+    "Swish MLP": ("MLP", nn.SiLU),
     "ReGLU": ("GLU", nn.ReLU),
     "GEGLU": ("GLU", nn.GELU),
     "SwiGLU": ("GLU", nn.SiLU),
+    "sigmoid GLU": ("GLU", nn.Sigmoid),
+    "bilinear GLU": ("GLU", nn.Identity),
 }
 
 # The model: small enough for a CPU, big enough that the MLP holds most of the parameters.
 WIDTH, LAYERS, HEADS, CONTEXT = 64, 2, 4, 32
 EXPANSION = 4  # the MLPs' intermediate_dim is 4 * WIDTH, as in GPT-2
 STEPS, BATCH, LEARNING_RATE, EVAL_EVERY = 400, 32, 3e-3, 25
-SEEDS = (0, 1, 2)
+SEEDS = tuple(range(10))  # 0-4 to draw conclusions from, 5-9 to check them on (the notebook does both)
 
 
 class Layer(nn.Module):
