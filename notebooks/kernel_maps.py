@@ -38,7 +38,7 @@
 # | `:` | a block where some elements were and some were not |
 # | `!` | where the kernel tried to go outside the tensor (a line before or after the map) |
 #
-# A program map says instead which program touched each element: `0`-`9`, `a`-`z`, `A`-`Z` for
+# A program map says instead which program touched each element last: `0`-`9`, `a`-`z`, `A`-`Z` for
 # programs 0 to 61, numbered `tl.program_id(0) + tl.program_id(1) * grid[0]`.
 #
 # **Which kernels** run is decided by `notebooks/exercise_code.py`: the reference where the instructor's
@@ -140,7 +140,9 @@ if HAS_TRITON:
 # The same kernel handed the wrong stride for `x`: 37 (its number of columns) instead of 50. Each program
 # now starts reading 37 elements after the one before, so the reads fall behind the rows more and more:
 # the map of `x` shows the last row never read and the one before it partly, and `out` holds the wrong
-# numbers although it is written in full. This is the picture of a row stride ignored.
+# numbers although it is written in full. Some reads (39 of the 185) land in the 13 columns of the 5 x 50
+# tensor between `x`'s rows: they are no element of `x`, so its map cannot draw them, and they are no `!`
+# either, being inside `x`'s memory. This is one picture of a row stride ignored.
 
 # %%
 if HAS_TRITON:
@@ -150,8 +152,11 @@ if HAS_TRITON:
     wrong_maps = kernel_map.accept(watch.memory.evidence("scale_rows_kernel", [x, out]),
                                    frozenset({"x_ptr", "out_ptr"}))
     print(kernel_map.drawn("x_ptr", wrong_maps["x_ptr"], "load"))
-    print(f"\nout == 2 * x: {torch.equal(out, x * 2)}")
+    print(kernel_map.drawn("out_ptr", wrong_maps["out_ptr"], "store"))
+    drawn_reads = int(wrong_maps["x_ptr"]["loads"].sum())
+    print(f"\nout == 2 * x: {torch.equal(out, x * 2)}; reads drawn in x's map: {drawn_reads} of {5 * 37}")
     assert not torch.equal(out, x * 2) and not wrong_maps["x_ptr"]["loads"][-1].any()
+    assert (wrong_maps["out_ptr"]["stores"] == 1).all() and drawn_reads == 5 * 37 - 39
 
 # %% [markdown]
 # ## 1. The SwiGLU forward kernel, row by row
@@ -161,7 +166,7 @@ if HAS_TRITON:
 # The launch code hands the kernel one program per block of a row; a block of 64 covers a row of 37,
 # so here that is one program per row. A right kernel loads every element of gate and value once and
 # stores every element of out once, and the program that stores an element of out is the one that
-# loaded gate and value there.
+# loaded gate and value there (gate's program map is shown; value's is the same, which the cell checks).
 
 # %%
 generator = torch.Generator().manual_seed(0)
@@ -176,6 +181,7 @@ for arg, record in maps.items():
 if maps:
     print("\n" + kernel_map.programs_side_by_side(("out_ptr: stored by", maps["out_ptr"]["store_programs"]),
                                                  ("gate_ptr: loaded by", maps["gate_ptr"]["load_programs"])))
+    assert (maps["value_ptr"]["load_programs"] == maps["gate_ptr"]["load_programs"]).all()
 
 # %% [markdown]
 # ## 2. The same kernel, launched with a grid that rounds down
@@ -186,8 +192,9 @@ if maps:
 # BLOCK_SIZE)`: 6 programs for 12 blocks. The kernel itself is right, and it numbers blocks row by row
 # (program 2 * row + block), so the programs that exist cover the first three rows whole and nobody
 # writes the last three: not the last block of each row, as one might guess. The map shows what
-# happened. This is the picture `test_kernels_launched` shows for that mistake (`test_autograd_gradients`
-# says it in words).
+# happened. `test_kernels_launched` catches the same mistake on other inputs: its long rows are
+# contiguous, which the launch code flattens into one long row, so there only the tail of the last row
+# is left unwritten (and rows shorter than a block get no program at all); its map shows that.
 
 # %%
 if HAS_TRITON:
@@ -216,9 +223,10 @@ if HAS_TRITON:
 # steps of `BLOCK_K`. Now elements are loaded several times, rightly: a row of x by every tile of its
 # rows (one per block of outputs), a row of Wg and Wv by every tile of their columns. Their maps would be
 # `2` from end to end, so the cell counts instead: each element of x read as many times as out has
-# columns of tiles, each element of Wg as many times as out has rows of tiles (both read from the program
-# map of out). What must hold is that every element of out is stored once, each tile by one program, and
-# that nothing is left unread.
+# columns of tiles, each element of Wg, Wv and of both biases as many times as out has rows of tiles (all
+# read from the program map of out). What must hold is that every element of out is stored once, each
+# tile by one program, and that nothing is left unread. The maps of out draw 2 rows per character (its
+# header says so), so its tiles of 16 rows show as 8 lines.
 
 # %%
 x = torch.randn(37, 45, generator=generator)
@@ -229,7 +237,9 @@ if "out_ptr" in maps:
     print("out_ptr: " + kernel_map.text_map(maps["out_ptr"]["stores"], "wrote"))
     programs = maps["out_ptr"]["store_programs"]
     tile_columns, tile_rows = len(set(programs[0].tolist())), len(set(programs[:, 0].tolist()))
-    for arg, tiles, along in (("x_ptr", tile_columns, "columns"), ("gate_weight_ptr", tile_rows, "rows")):
+    for arg, tiles, along in (("x_ptr", tile_columns, "columns"), ("gate_weight_ptr", tile_rows, "rows"),
+                              ("value_weight_ptr", tile_rows, "rows"), ("gate_bias_ptr", tile_rows, "rows"),
+                              ("value_bias_ptr", tile_rows, "rows")):
         reads = set(maps[arg]["loads"].flatten().tolist())
         print(f"\n{arg}: every element read {sorted(reads)} time(s); out has {tiles} {along} of tiles")
         assert reads == {tiles}
@@ -242,8 +252,8 @@ if "out_ptr" in maps:
 #
 # A loss such as `(out.sum(dim=0) * v).sum()` hands the backward a `grad_out` whose rows are all one
 # row: `v.expand(5, 37)`, row stride 0. Its memory is that one row, and the map draws the memory, one
-# character per address: every program reads the same 37 elements, so each is read 5 times (`2`), as it
-# should be. A kernel that addresses grad_out with another tensor's row stride would read row 0 once,
+# character per address: every program reads the same 37 elements, so each is read more than once (`2`):
+# 5 times, one per program, as the cell checks. A kernel that addresses grad_out with another tensor's row stride would read row 0 once,
 # then past its end (`!` under the map).
 
 # %%
@@ -255,6 +265,9 @@ maps = run("triton_swiglu", "swiglu_kernels", op="backward", gate=torch.randn(5,
            grad_out_layout="broadcast_row")
 if "grad_out_ptr" in maps:
     print(kernel_map.drawn("grad_out_ptr", maps["grad_out_ptr"], "load"))
+    reads = sorted(set(maps["grad_out_ptr"]["loads"].flatten().tolist()))
+    print(f"times each element was read: {reads}")
+    assert reads == [5]
 
 # %% [markdown]
 # ## Reading a failing test's map
@@ -266,8 +279,9 @@ if "grad_out_ptr" in maps:
 #   spills into the next row).
 # * An output all `.`: the kernel never stored into it. The line under the map says where its stores
 #   went instead: into an input, a second time into another output, or nowhere at all.
-# * `.` in an input: the kernel never read those elements; rows read at the wrong stride leave every
-#   other row (or the second half) unread.
+# * `.` in an input: the kernel never read those elements; rows read at the wrong stride leave rows or
+#   parts of rows unread: a tail that grows from row to row (section 0), every other row, or the second
+#   half.
 # * `!` before or after the map: an access outside the tensor, stopped before it happened. After the
 #   map: a missing mask (the last block runs past the end). Before it: an offset below zero.
 # * Two program maps side by side that differ: an element stored by another program than the one
