@@ -223,9 +223,10 @@ except NotImplementedError as error:
 # %% [markdown]
 # ## 4. Each block against the GELU MLP, seed by seed
 #
-# Ten seeds per block. Because the models of one seed share every weight outside the block (drawn by name;
-# blocks of the same kind share theirs too) and their data order, the fair comparison is per seed: the difference of each block's final validation loss from
-# the GELU MLP's of the same seed. Below each dot is one seed (circles: seeds 0-4, triangles: seeds 5-9);
+# Ten seeds per block. Because the models of one seed share every weight outside the block (drawn by
+# name; blocks of the same kind share theirs too) and their data order, the fair comparison is per seed:
+# the difference of each block's final validation loss from the GELU MLP's of the same seed. Below each dot
+# is one seed (circles: seeds 0-4, triangles: seeds 5-9);
 # the bar is the mean over the ten with its 95% interval (Student's t: 2.26 standard errors either side for
 # ten seeds). Left of 0 is better than the GELU MLP.
 
@@ -306,7 +307,7 @@ for name in others:
 #   lost validation loss over the last 25 steps): they say nothing of where longer training would end.
 
 # %%
-for name, (first, second, _) in verdicts.items():
+for name, (first, *_) in verdicts.items():
     if first != "not resolved":  # drawn from seeds 0-4: seeds 5-9 must point the same way
         assert (statistics.mean(differences(name, SECOND)) < 0) == (first == "ahead"), (name, first)
 for name in ("SwiGLU", "ReLU² MLP"):

@@ -253,7 +253,8 @@ if "out_ptr" in maps:
 # A loss such as `(out.sum(dim=0) * v).sum()` hands the backward a `grad_out` whose rows are all one
 # row: `v.expand(5, 37)`, row stride 0. Its memory is that one row, and the map draws the memory, one
 # character per address: every program reads the same 37 elements, so each is read more than once (`2`):
-# 5 times, one per program, as the cell checks. A kernel that addresses grad_out with another tensor's row stride would read row 0 once,
+# 5 times, one per program, as the cell checks. A kernel that addresses grad_out with another tensor's row
+# stride would read row 0 once,
 # then past its end (`!` under the map).
 
 # %%

@@ -39,9 +39,9 @@ def test_a_missing_mask_shows_the_block_running_past_the_end():
     details = outcomes_of("test_triton_swiglu.py", "triton_swiglu", "missing_mask",
                           ["test_memory_stays_in_bounds[forward]"])
     drawn = drawn_map(details["test_memory_stays_in_bounds[forward]"], "gate_ptr: what the kernel read, 1 row x 1000")
-    # One block of 1024 from element 0: nothing was read (the load stopped), 24 elements past the end.
-    # 17 elements a character: 59 characters.
-    assert drawn[0] == "." * 59 and drawn[1] == "!!" + " " * 57 + " <- past the end", drawn
+    # One block of 1024 from element 0: all 1000 elements read (the lanes outside are left out, the load
+    # runs), 24 elements past the end. 17 elements a character: 59 characters.
+    assert drawn[0] == "#" * 59 and drawn[1] == "!!" + " " * 57 + " <- past the end", drawn
 
 
 def test_a_store_one_column_left_shows_the_attempt_before_the_start():

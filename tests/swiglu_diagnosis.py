@@ -185,12 +185,14 @@ _kernel_verdicts: dict[tuple[int, str, str], str] = {}
 
 def kernel_verdict(kernels, op: str, device: str) -> str:
     """Why the ``op`` kernel does not compute SwiGLU where no Python of the student's runs (the
-    ``kernels`` process); "" when it does. One run, once per session, on verdict_data."""
+    ``kernels`` process); "" when it does. Its memory bounds apart: an access outside its tensors is
+    test_memory_stays_in_bounds's and the kernel's own tests' to judge, not the premise of the tests that
+    build on the kernel's values. One run, once per session, on verdict_data."""
     key = (id(kernels), op, device)
     if key not in _kernel_verdicts:
         data = verdict_data(f"swiglu {op}")
         try:
-            evidence, gate, value, grad_out = run_kernels(kernels, data, op, (3, 37), device=device)
+            evidence, gate, value, grad_out = run_kernels(kernels, data, op, (3, 37), device=device, bounds="apart")
             if op == "forward":
                 check_forward(kernels, evidence, gate, value)
             else:
@@ -199,6 +201,32 @@ def kernel_verdict(kernels, op: str, device: str) -> str:
         except pytest.fail.Exception as failure:
             _kernel_verdicts[key] = str(failure).splitlines()[0] if str(failure) else f"the {op} kernel failed"
     return _kernel_verdicts[key]
+
+
+def kernel_bounds_verdict(kernels, op: str, device: str) -> str:
+    """The first access out of bounds the ``op`` kernel makes on its own, under the stub's launch code where no
+    Python of the student's runs; "" when it stays in bounds. Once per session, on verdict_data."""
+    key = (id(kernels), op, device, "bounds")
+    if key not in _kernel_verdicts:
+        _kernel_verdicts[key] = ""
+        for shape, layout in (((3, 37), "contiguous"), ((5, 37), "chunk")):
+            try:
+                evidence, *_ = run_kernels(kernels, verdict_data(f"swiglu {op} bounds"), op, shape, layout=layout,
+                                           device=device, bounds="apart")
+            except pytest.fail.Exception:
+                break  # it does not run at all: its own tests say why
+            if evidence.get("out_of_bounds"):
+                _kernel_verdicts[key] = evidence["out_of_bounds"]
+                break
+    return _kernel_verdicts[key]
+
+
+def bounds_mode(kernels, ops, device: str) -> str:
+    """How a test of another property than the kernels' (the launch, the wiring, inputs left alone) treats an
+    access out of bounds: "apart" where a kernel makes one on its own (its own tests judge it, this test judges
+    what was computed inside), "judged" otherwise: then the access comes from the student's launch code, and
+    this test fails on it, told as itself."""
+    return "apart" if any(kernel_bounds_verdict(kernels, op, device) for op in ops) else "judged"
 
 
 def same_as_kernel(got: torch.Tensor, launched: torch.Tensor) -> bool:
@@ -224,9 +252,10 @@ def launch_verdict(target, kernels, op: str, device: str) -> str:
         drawn = data.get_state()
         names = ("out",) if op == "forward" else ("grad_gate", "grad_value")
         try:
-            evidence, *_ = run_kernels(target, data, op, LONG_ROWS, device=device)
+            bounds = bounds_mode(kernels, (op,), device)
+            evidence, *_ = run_kernels(target, data, op, LONG_ROWS, device=device, bounds=bounds)
             data.set_state(drawn)
-            launched, *_ = run_kernels(kernels, data, op, LONG_ROWS, device=device)
+            launched, *_ = run_kernels(kernels, data, op, LONG_ROWS, device=device, bounds=bounds)
             same = all(same_as_kernel(evidence[n], launched[n]) for n in names)
             _launch_verdicts[key] = "" if same else (f"{FUNCTION[op]} does not return what its kernel computes on rows"
                                                      f" of {LONG_ROWS[1]} columns, more than one block each")
@@ -254,9 +283,10 @@ def writes_verdict(kernels, op: str, device: str) -> str:
     key = (id(kernels), op, device, "writes")
     if key not in _kernel_verdicts:
         try:
-            evidence, *_ = run_kernels(kernels, verdict_data(f"swiglu {op} writes"), op, (3, 37), device=device)
+            evidence, *_ = run_kernels(kernels, verdict_data(f"swiglu {op} writes"), op, (3, 37), device=device,
+                                       bounds="apart")
             other, *_ = run_kernels(kernels, verdict_data(f"swiglu {op} writes, other inputs"), op, (3, 37),
-                                    device=device)
+                                    device=device, bounds="apart")
             expect_kernels_launched(kernels, evidence, op, todo=KERNEL[op][1])
             names = ("out",) if op == "forward" else ("grad_gate", "grad_value")
             unwritten = [name for name in names if bool(evidence[name].isnan().any())]
@@ -314,7 +344,7 @@ def computes_float64_in_float32(kernels, device: str) -> bool:
     for op in ("forward", "backward"):
         evidence = kernels.evidence(EXERCISE, "swiglu_kernels", op=op, layout="contiguous", gate=gate, value=value,
                                     grad_out=grad_out if op == "backward" else None, grad_out_layout="contiguous",
-                                    device=device)
+                                    device=device, bounds="apart")
         names = ("out",) if op == "forward" else ("grad_gate", "grad_value")
         wants = (forward_formula(gate, value),) if op == "forward" else backward_formula(grad_out, gate, value)
         for name, want in zip(names, wants):

@@ -24,7 +24,8 @@ from grader.probes import stand_in_backward, stand_in_forward  # noqa: E402
 from tests.checks import describe_mismatch, expect_shape, fail  # noqa: E402
 from tests.kernel_target import rests_on  # noqa: E402
 from tests.seam import error_fields, format_error  # noqa: E402
-from tests.swiglu_diagnosis import (check_backward, check_dtype, check_forward, expect_kernel_computes,  # noqa: E402
+from tests.swiglu_diagnosis import (bounds_mode, check_backward, check_dtype, check_forward,  # noqa: E402
+                                    expect_kernel_computes,
                                     expect_told_on_more_elements, kernel_verdict, KERNEL_INPUTS,
                                     LONG_ROWS, memory_map, same_as_kernel)
 from tests.swiglu_support import (draw, EMPTY_SHAPES, EXERCISE, expect_kernels_launched, expect_stand_in_followed,  # noqa: E402
@@ -156,7 +157,9 @@ def test_kernels_launched(target, kernels, gen, op, case, device):
     shape, dtype, layout = LAUNCH_CASES[case]
     grad_out_layout = "contiguous" if layout == "chunk" else layout
     drawn = gen.get_state()
-    evidence, gate, *_ = run_kernels(target, gen, op, shape, dtype, layout, grad_out_layout, device)
+    # The launch is judged here; an access out of bounds that the kernel makes on its own, by its own tests.
+    bounds = bounds_mode(kernels, (op,), device)
+    evidence, gate, *_ = run_kernels(target, gen, op, shape, dtype, layout, grad_out_layout, device, bounds=bounds)
     names = ("out",) if op == "forward" else ("grad_gate", "grad_value")
     for name in names:
         expect_shape(evidence[name].shape, gate.shape, f"{FUNCTION[op]}'s {name} for {layout} inputs of shape {shape}",
@@ -166,7 +169,7 @@ def test_kernels_launched(target, kernels, gen, op, case, device):
     coefficients = stand_in_coefficients(gen)
     gen.set_state(drawn)
     swapped, gate, value, grad_out = run_kernels(target, gen, op, shape, dtype, layout, grad_out_layout, device,
-                                                 stand_ins=coefficients)
+                                                 stand_ins=coefficients, bounds=bounds)
     want = ((stand_in_forward(gate, value, coefficients["forward"]),) if op == "forward"
             else stand_in_backward(grad_out, gate, value, coefficients["backward"]))
     followed = all(follows(swapped[n], w) for n, w in zip(names, want))
@@ -178,7 +181,7 @@ def test_kernels_launched(target, kernels, gen, op, case, device):
         expect_stand_in_followed(target, False, op, FUNCTION[op], coefficients, KERNEL[op][1],
                                  evidence.get("foreign_kernels"))
     gen.set_state(drawn)
-    launched, *_ = run_kernels(kernels, gen, op, shape, dtype, layout, grad_out_layout, device)
+    launched, *_ = run_kernels(kernels, gen, op, shape, dtype, layout, grad_out_layout, device, bounds=bounds)
     for name in names:
         got, want = evidence[name], launched[name]
         if same_as_kernel(got, want):
@@ -233,7 +236,8 @@ def test_memory_stays_in_bounds(kernels, gen, op, device):
 @rests_on(lambda a: expect_kernel_computes(a['kernels'], a['op'], a['device'],
                                            f"{FUNCTION[a['op']]} leaves its inputs unmodified"))
 def test_inputs_unmodified(target, kernels, gen, op, layout, device):
-    evidence, *_ = run_kernels(target, gen, op, (4, 6, 45), layout=layout, device=device)
+    evidence, *_ = run_kernels(target, gen, op, (4, 6, 45), layout=layout, device=device,
+                               bounds=bounds_mode(kernels, (op,), device))
     if evidence["inputs_changed"]:
         fail(f"{FUNCTION[op]} changed its input(s) {', '.join(evidence['inputs_changed'])} in place ({layout}"
              f" inputs): allocate new tensors for the results and store only through the output pointer(s)"

@@ -19,11 +19,14 @@ from tests.checks import expect_rounded, expect_shape, fail, rounding_errors  # 
 from tests.kernel_target import rests_on  # noqa: E402
 from tests.seam import error_fields, format_error  # noqa: E402
 from grader.kernels import maps as kernel_map  # noqa: E402
-from tests.swiglu_diagnosis import KERNEL_INPUTS, computes_float64_in_float32, expect_swiglu_works, kernel_verdict  # noqa: E402
+from tests.swiglu_diagnosis import (KERNEL_INPUTS, bounds_mode, computes_float64_in_float32,  # noqa: E402
+                                    expect_swiglu_works, kernel_verdict)
 from tests.swiglu_support import (backward_formula, draw, eager_backward, EXERCISE, expect_stand_in_followed,  # noqa: E402
                                   follows, GATE_SCALE, roughly, stand_in_coefficients, tolerance, unwritten_hint)
 
 pytestmark = pytest.mark.swiglu
+
+KERNELS = ("forward", "backward")  # both kernels run under swiglu's autograd
 
 
 from tests.swiglu_support import kernels, start_both_processes  # noqa: E402,F401  fixtures of these tests
@@ -85,11 +88,11 @@ def check_autograd(target, evidence: dict, grad_out, gate, value, swapped: tuple
         expect_rounded(got, want, f"swiglu: {name} by autograd in {gate.dtype}", hint, **tol)
 
 
-def autograd_with_stand_ins(target, gen, gate, value, grad_out, device) -> tuple[dict, dict]:
+def autograd_with_stand_ins(target, gen, gate, value, grad_out, device, bounds: str) -> tuple[dict, dict]:
     """The same autograd call with the kernels replaced by stand-ins: (coefficients, evidence)."""
     coefficients = stand_in_coefficients(gen)
     evidence = target.evidence(EXERCISE, "swiglu_autograd", gate=gate, value=value, grad_out=grad_out, device=device,
-                               stand_ins=coefficients)
+                               stand_ins=coefficients, bounds=bounds)
     if "error" in evidence:
         fail(f"{format_error(evidence['error'])} (with the kernels replaced by the grader's stand-ins)",
              **error_fields(evidence["error"]))
@@ -105,9 +108,11 @@ def autograd_with_stand_ins(target, gen, gate, value, grad_out, device) -> tuple
 def test_autograd_gradients(target, kernels, gen, dtype, device):
     shape = (3, 5, 41)
     gate, value, grad_out = draw(gen, shape, dtype, GATE_SCALE), draw(gen, shape, dtype), draw(gen, shape, dtype)
-    evidence = target.probe(EXERCISE, "swiglu_autograd", gate=gate, value=value, grad_out=grad_out, device=device)
+    bounds = bounds_mode(kernels, KERNELS, device)
+    evidence = target.probe(EXERCISE, "swiglu_autograd", gate=gate, value=value, grad_out=grad_out, device=device,
+                            bounds=bounds)
     check_autograd(target, evidence, grad_out, gate, value,
-                   autograd_with_stand_ins(target, gen, gate, value, grad_out, device), kernels, device)
+                   autograd_with_stand_ins(target, gen, gate, value, grad_out, device, bounds), kernels, device)
 
 
 @pytest.mark.points(1)
@@ -116,16 +121,18 @@ def test_autograd_sum_backward(target, kernels, gen, device):
     # out.sum().backward() hands the backward a grad_out of ones with every stride 0.
     shape = (4, 7, 19)
     gate, value = draw(gen, shape, torch.float32, GATE_SCALE), draw(gen, shape, torch.float32)
-    evidence = target.probe(EXERCISE, "swiglu_autograd", gate=gate, value=value, device=device)
+    bounds = bounds_mode(kernels, KERNELS, device)
+    evidence = target.probe(EXERCISE, "swiglu_autograd", gate=gate, value=value, device=device, bounds=bounds)
     check_autograd(target, evidence, torch.ones(shape), gate, value,
-                   autograd_with_stand_ins(target, gen, gate, value, None, device), kernels, device)
+                   autograd_with_stand_ins(target, gen, gate, value, None, device, bounds), kernels, device)
 
 
 @pytest.mark.points(1)
 @rests_on(lambda a: expect_swiglu_works(a['target'], a['kernels'], a['device'], "gradcheck of swiglu"))
 def test_gradcheck_float64(target, kernels, gen, device):
     gate, value = draw(gen, (3, 7), torch.float64, GATE_SCALE), draw(gen, (3, 7), torch.float64)
-    evidence = target.probe(EXERCISE, "swiglu_gradcheck", gate=gate, value=value, device=device)
+    evidence = target.probe(EXERCISE, "swiglu_gradcheck", gate=gate, value=value, device=device,
+                            bounds=bounds_mode(kernels, KERNELS, device))
     if not evidence["passed"]:
         # "Jacobian mismatch for output 0 with respect to input 0, numerical:tensor(...)": keep the words
         said = evidence["message"].split(", numerical")[0].split(". ")[0][:200]
@@ -161,9 +168,10 @@ BAD_CALLS = [
 
 
 @pytest.mark.points(1)
-def test_bad_arguments_named(target, device):
+def test_bad_arguments_named(target, kernels, device):
     for case, exception, names in BAD_CALLS:
-        evidence = target.probe(EXERCISE, "swiglu_bad_arguments", case=case, device=device)
+        evidence = target.probe(EXERCISE, "swiglu_bad_arguments", case=case, device=device,
+                                bounds=bounds_mode(kernels, KERNELS, device))
         raised, message = evidence["raised"], evidence["message"]
         if raised != exception or not any(name in message for name in names):
             got = f"{raised}: {message}" if raised else "nothing was raised"

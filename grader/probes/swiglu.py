@@ -174,9 +174,11 @@ def swiglu_kernels(
     layout: str = "contiguous",
     grad_out_layout: str = "contiguous",
     device: str = "cpu",
+    bounds: str = "judged",
 ) -> dict:
     """swiglu_forward(gate, value) (op "forward") or swiglu_backward(grad_out, gate, value) ("backward")
-    on inputs built here in ``layout``."""
+    on inputs built here in ``layout``. ``bounds`` as ``watched_stage``'s: "apart" runs a kernel that goes
+    out of bounds to its end (the violation in ``out_of_bounds``), for a test of another property."""
     name = "swiglu_forward" if op == "forward" else "swiglu_backward"
     check_triton_ready(name)
     fn = exercise_function(module, name)
@@ -188,7 +190,7 @@ def swiglu_kernels(
         buffers.append(("grad_out", go_buffer, [go]))
     before = {k: t.clone() for k, t in inputs.items()}
     with TritonWatch(module) as watch, NaNForFreshMemory():
-        result = watched_stage(watch, name, fn, *inputs.values())
+        result = watched_stage(watch, name, fn, *inputs.values(), bounds=bounds)
     if op == "forward":
         if not isinstance(result, torch.Tensor):
             raise CodeUnderTestError(name, TypeError(f"returned {describe_result(result)}, not a Tensor"))
@@ -206,6 +208,7 @@ def swiglu_kernels(
         "inputs_changed": [k for k, t in inputs.items() if not torch.equal(t, before[k])],
         "guards_touched": [label for label, buffer, views in buffers if _guard_touched(buffer, views)],
         "interpreted": triton_interpreting(),
+        "out_of_bounds": watch.violation or "",
         # What the kernel loaded and stored, element by element, per pointer argument (grader/kernels/maps.py),
         # in the shapes of the inputs and results.
         "maps": watch.memory.evidence(f"_swiglu_{op}_kernel", [*inputs.values(), *outputs.values()]),
@@ -235,14 +238,17 @@ def swiglu_autograd(
     value: torch.Tensor,
     grad_out: torch.Tensor | None = None,
     device: str = "cpu",
+    bounds: str = "judged",
 ) -> dict:
-    """out = swiglu(gate, value); then out.backward(grad_out), or out.sum().backward() without one."""
+    """out = swiglu(gate, value); then out.backward(grad_out), or out.sum().backward() without one.
+    ``bounds`` as ``watched_stage``'s: "apart" where the kernels' own tests already judge an access out of
+    bounds that the kernels make on their own."""
     check_triton_ready("swiglu")
     fn = exercise_function(module, "swiglu")
     gate = gate.to(device).requires_grad_(True)
     value = value.to(device).requires_grad_(True)
     with TritonWatch(module) as forward_watch, NaNForFreshMemory():
-        out = watched_stage(forward_watch, "swiglu", fn, gate, value)
+        out = watched_stage(forward_watch, "swiglu", fn, gate, value, bounds=bounds)
     if not isinstance(out, torch.Tensor):
         raise CodeUnderTestError("swiglu", TypeError(f"returned {describe_result(out)}, not a Tensor"))
     evidence: dict[str, Any] = {
@@ -260,17 +266,19 @@ def swiglu_autograd(
         return evidence
     with TritonWatch(module) as backward_watch, NaNForFreshMemory():
         if grad_out is None:
-            watched_stage(backward_watch, "swiglu (backward pass)", out.sum().backward)
+            watched_stage(backward_watch, "swiglu (backward pass)", out.sum().backward, bounds=bounds)
         else:
-            watched_stage(backward_watch, "swiglu (backward pass)", out.backward, grad_out.to(out))
+            watched_stage(backward_watch, "swiglu (backward pass)", out.backward, grad_out.to(out), bounds=bounds)
     evidence.update(grad_gate=to_cpu(gate.grad), grad_value=to_cpu(value.grad), backward_maps=backward_watch.memory.evidence(
         "_swiglu_backward_kernel", [t for t in (grad_out, gate, value, gate.grad, value.grad) if t is not None]))
     return evidence
 
 
 @probe
-def swiglu_gradcheck(module: ModuleType, gate: torch.Tensor, value: torch.Tensor, device: str = "cpu") -> dict:
-    """torch.autograd.gradcheck of swiglu in float64: analytical against numerical gradients."""
+def swiglu_gradcheck(module: ModuleType, gate: torch.Tensor, value: torch.Tensor, device: str = "cpu",
+                     bounds: str = "judged") -> dict:
+    """torch.autograd.gradcheck of swiglu in float64: analytical against numerical gradients (``bounds`` as
+    ``swiglu_autograd``'s)."""
     from torch.autograd.gradcheck import GradcheckError  # torch.autograd.gradcheck is the function
 
     check_triton_ready("swiglu")
@@ -278,7 +286,8 @@ def swiglu_gradcheck(module: ModuleType, gate: torch.Tensor, value: torch.Tensor
     inputs = (gate.to(device, torch.float64).requires_grad_(True), value.to(device, torch.float64).requires_grad_(True))
     try:
         with TritonWatch(module) as watch:
-            watched_stage(watch, "swiglu (gradcheck)", torch.autograd.gradcheck, fn, inputs, raise_exception=True)
+            watched_stage(watch, "swiglu (gradcheck)", torch.autograd.gradcheck, fn, inputs, raise_exception=True,
+                          bounds=bounds)
     except CodeUnderTestError as exc:
         if not isinstance(exc.__cause__, GradcheckError):
             raise
@@ -299,14 +308,15 @@ _BAD_SWIGLU_CALLS = {
 
 
 @probe
-def swiglu_bad_arguments(module: ModuleType, case: str, device: str = "cpu") -> dict:
-    """Call with valid arguments (it must work), then with the bad ones of ``case``: what was raised."""
+def swiglu_bad_arguments(module: ModuleType, case: str, device: str = "cpu", bounds: str = "judged") -> dict:
+    """Call with valid arguments (it must work), then with the bad ones of ``case``: what was raised
+    (``bounds`` as ``swiglu_autograd``'s)."""
     name, *args = _BAD_SWIGLU_CALLS[case]
     check_triton_ready(name)
     fn = exercise_function(module, name)
     valid = [torch.randn(3, 4, device=device) for _ in args]
     with TritonWatch(module) as watch:
-        watched_stage(watch, name, fn, *valid)
+        watched_stage(watch, name, fn, *valid, bounds=bounds)
     kinds = {"f32": torch.float32, "i32": torch.int32, "i64": torch.int64}
     bad = [torch.ones(shape, dtype=kinds[kind], device=device) for kind, shape in args]
     try:

@@ -13,6 +13,7 @@ from grader.probes.triton_bf16 import compute_as_on_gpu, check_triton_version
 from grader.probes.triton_compiler_rules import refuse_what_the_compiler_refuses
 from grader.probes.triton_map import MemoryMap
 from grader.probes.triton_bounds import describe_access, layout_note, nearest_tensor, overflowing_dims
+from grader.probes.triton_memory import CheckedMemory, OutOfBoundsAccess, own_extents
 from types import ModuleType
 from grader.probes.core import CodeUnderTestError, missing, run_stage
 from grader.probes.stand_ins import STAND_INS, run_stand_in
@@ -28,7 +29,9 @@ from grader.probes.stand_ins import STAND_INS, run_stand_in
 #   work, and that the tensors handed back are ones a kernel wrote;
 # * under Triton's interpreter every tl.load and tl.store is checked, before it happens, against the
 #   memory of the tensors its launch was given: a forgotten mask becomes evidence naming the kernel,
-#   the line and the likely cause, instead of a write past a heap block that kills the process later;
+#   the line and the likely cause, instead of a write past a heap block that kills the process later.
+#   The lanes outside are left out of the access (NaN where they read) and the launch runs on, so a
+#   test of another property than bounds (the wiring, the launch) can judge what it computed inside;
 # * inputs are built here from contiguous data and a layout name (a view does not survive the trip
 #   to a child process), inside NaN guard regions whose change is reported; fresh allocations are
 #   NaN-filled while the code under test runs, so an element no program wrote cannot pass by luck.
@@ -54,10 +57,6 @@ def triton_interpreting() -> bool:
     return bool(triton.knobs.runtime.interpret)
 
 
-class OutOfBoundsAccess(RuntimeError):
-    """A kernel tried to load or store outside every tensor its launch was given."""
-
-
 def _extent(t: torch.Tensor) -> tuple[int, int]:
     """[first byte, one past the last byte] that the elements of ``t`` occupy."""
     start = t.data_ptr()
@@ -65,50 +64,6 @@ def _extent(t: torch.Tensor) -> tuple[int, int]:
         return start, start
     span = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride())) + 1
     return start, start + span * t.element_size()
-
-
-# The interpreter's native module: what of it touches memory (checked below) and what does not (passed on).
-# A name not listed (a memory access a later Triton adds) is refused rather than passed on unchecked.
-_NATIVE_PASSED = {"fma_fp32", "fma_fp64", "MEM_SEMANTIC", "RMW_OP", "ACQUIRE", "ACQUIRE_RELEASE", "RELAXED",
-                  "RELEASE", "ADD", "AND", "FADD", "MAX", "MIN", "OR", "UMAX", "UMIN", "XCHG", "XOR"}
-# tl.atomic_* by the interpreter's read-modify-write operation, for messages.
-_ATOMIC_NAMES = {"ADD": "atomic_add", "FADD": "atomic_add", "MIN": "atomic_min", "UMIN": "atomic_min",
-                 "MAX": "atomic_max", "UMAX": "atomic_max", "AND": "atomic_and", "OR": "atomic_or",
-                 "XOR": "atomic_xor", "XCHG": "atomic_xchg"}
-
-
-class _CheckedMemory:
-    """Stands in for the interpreter's native memory access: every load, store and atomic (which reads and
-    writes) has its addresses checked, then is delegated."""
-
-    def __init__(self, native, guard: "_TritonGuard") -> None:
-        self._native = native
-        self._guard = guard
-
-    def __getattr__(self, name: str):
-        if name not in _NATIVE_PASSED:
-            raise AttributeError(f"the grader does not check the interpreter's {name}: refused unchecked")
-        return getattr(self._native, name)
-
-    def load(self, ptrs, mask, other, dtype):
-        import numpy as np
-
-        self._guard.check("load", ptrs, mask, np.dtype(dtype).itemsize)
-        return self._native.load(ptrs, mask, other, dtype)
-
-    def store(self, ptrs, value, mask):
-        self._guard.check("store", ptrs, mask, value.dtype.itemsize)
-        return self._native.store(ptrs, value, mask)
-
-    def atomic_rmw(self, op, ptrs, value, mask, sem):
-        name = next((tl_name for native, tl_name in _ATOMIC_NAMES.items()
-                     if op == getattr(self._native.RMW_OP, native, None)), "atomic_add")
-        self._guard.check(name, ptrs, mask, value.dtype.itemsize)
-        return self._native.atomic_rmw(op, ptrs, value, mask, sem)
-
-    def atomic_cas(self, ptrs, expected, value, sem):
-        self._guard.check("atomic_cas", ptrs, None, value.dtype.itemsize)
-        return self._native.atomic_cas(ptrs, expected, value, sem)
 
 
 class _TritonGuard:
@@ -121,6 +76,8 @@ class _TritonGuard:
         # kernel, tensor extents, and each tensor's (first byte, shape, strides) by argument
         self.running: tuple[str, list[tuple[str, int, int, str]], dict[str, tuple]] | None = None
         self.stand_ins: dict | None = None  # set by StandIns: module name and coefficients
+        self.last_violation = ""  # the latest out-of-bounds access told, watched or not
+        self.told_in_launch = False  # whether the running launch's first out-of-bounds access was told
 
     def install(self) -> None:
         import triton
@@ -134,7 +91,7 @@ class _TritonGuard:
         except ImportError:  # a triton without the interpreter: nothing to check addresses with
             return
         interpreter.InterpretedFunction.run = self._watched(interpreter.InterpretedFunction.run)
-        interpreter._interpreter = _CheckedMemory(interpreter._interpreter, self)
+        interpreter._interpreter = CheckedMemory(interpreter._interpreter, self)
         compute_as_on_gpu(interpreter)
         refuse_what_the_compiler_refuses(interpreter)
 
@@ -154,37 +111,52 @@ class _TritonGuard:
             if (stand_ins is not None and name in STAND_INS
                     and getattr(fn, "__module__", None) == stand_ins["module"]):
                 return run_stand_in(name, dict(named), stand_ins)
-            outer = guard.running
+            outer, outer_told = guard.running, guard.told_in_launch
             guard.running = (name, [(arg, *_extent(t), layout_note(t)) for arg, t in tensors],
                              {arg: (t.data_ptr(), tuple(t.shape), tuple(t.stride())) for arg, t in tensors})
+            guard.told_in_launch = False
             try:
                 return run(kernel, *args, grid=grid, warmup=warmup, **kwargs)
             finally:
-                guard.running = outer
+                guard.running, guard.told_in_launch = outer, outer_told
 
         return watched_run
 
-    def check(self, access: str, ptrs, mask, itemsize: int) -> None:
+    def check(self, access: str, ptrs, mask, itemsize: int):
+        """None where every lane the mask lets through is inside the launch's tensors; else the lanes (a bool
+        array of the tile's shape) that are outside, recorded as the watches' violation. Those lanes are then
+        left out of the access (a load reads NaN there): nothing outside the tensors is ever read or written,
+        and the launch runs on, so what it computed inside can be judged apart from the violation (a probe
+        that judges bounds fails its stage on it: ``watched_stage``)."""
         import numpy as np
 
         if self.running is None:
-            return
+            return None
         kernel, extents, layouts = self.running
         tile = np.asarray(ptrs).astype(np.int64)
         wanted = np.ones(tile.shape, dtype=bool) if mask is None else np.broadcast_to(np.asarray(mask, dtype=bool),
                                                                                        tile.shape)
         addresses = tile[wanted]
         if addresses.size == 0:
-            return
+            return None
         inside = np.zeros(addresses.shape, dtype=bool)
-        for _, lo, hi, _ in extents:
+        for _, lo, hi, _ in own_extents(extents, addresses, itemsize):
             inside |= (addresses >= lo) & (addresses + itemsize <= hi)
         if inside.all():
             if self.watches:
                 program = _program()
                 for watch in self.watches:
                     watch.memory.accessed(kernel, _drawn_as(access), addresses, program)
-            return
+            return None
+        lanes = np.zeros(tile.shape, dtype=bool)
+        lanes[wanted] = ~inside
+        if self.watches and inside.any():
+            program = _program()
+            for watch in self.watches:
+                watch.memory.accessed(kernel, _drawn_as(access), addresses[inside], program)
+        if self.told_in_launch:
+            return lanes  # told once, at the first: the rest of the launch runs on
+        self.told_in_launch = True
         outside = addresses[~inside]
         nearest = nearest_tensor(access, outside, extents, itemsize)
         overflow = None
@@ -199,13 +171,13 @@ class _TritonGuard:
                 overflow = (f"{nearest[0]}'s ({', '.join(names)}) tile", names[dim], index, layouts[nearest[0]][1][dim])
         masked = mask is not None and not np.asarray(mask, dtype=bool).all()
         message = describe_access(kernel, access, outside, nearest, itemsize, overflow, masked, tiled=tile.ndim >= 2)
+        self.last_violation = message
         for watch in self.watches:
             if watch.violation is None:
                 watch.violation, watch.violation_kernel = message, kernel
                 if nearest is not None:
                     watch.memory.outside(kernel, nearest[0], _drawn_as(access), outside)
-        # Raised before the access happens: nothing is read or written out of bounds.
-        raise OutOfBoundsAccess(message)
+        return lanes
 
 
 def _drawn_as(access: str) -> str:
@@ -311,15 +283,20 @@ class TritonWatch:
         return [f"{launch['kernel']} (from {launch['module']})" for launch in self.launches if not launch["ours"]]
 
 
-def watched_stage(watch: TritonWatch, stage: str, fn: Callable, *args, **kwargs):
-    """run_stage, with an out-of-bounds access reported as itself rather than as what it broke."""
+def watched_stage(watch: TritonWatch, stage: str, fn: Callable, *args, bounds: str = "judged", **kwargs):
+    """run_stage, with an out-of-bounds access reported as itself rather than as what it broke. ``bounds``:
+    "judged", an access outside the launch's tensors fails the stage (what a kernel computed is only right
+    if it stayed in bounds); "apart", the stage's result stands, the access left out (NaN where it read),
+    and the violation stays in ``watch.violation`` for the probe to report: for a test of another property
+    (the wiring, the launch, the inputs left untouched), which memory safety is not."""
+    failed = False
     try:
         result = run_stage(stage, fn, *args, **kwargs)
     except CodeUnderTestError:
         if watch.violation is None:
             raise
-        result = None
-    if watch.violation is not None:
+        result, failed = None, True  # what went wrong first, whatever the stage then raised, is the access
+    if watch.violation is not None and (failed or bounds == "judged"):
         error = CodeUnderTestError(stage, OutOfBoundsAccess(watch.violation))
         # Drawn by the test (kernel_map), the kernel's tensors in the shapes of the arguments they came from.
         error.evidence["map"] = watch.memory.evidence(watch.violation_kernel, [*args, *kwargs.values()])
