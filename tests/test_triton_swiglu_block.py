@@ -18,7 +18,7 @@ from grader.probes import stand_in_backward, stand_in_forward  # noqa: E402
 from tests.block_runs import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
 from tests.checks import BLOCKS, expect_close, expect_shape, fail, is_close  # noqa: E402
 from tests.kernel_target import rests_on  # noqa: E402
-from tests.swiglu_diagnosis import computes_float64_in_float32, expect_swiglu_works  # noqa: E402
+from tests.swiglu_diagnosis import computes_float64_in_float32, expect_autograd_works, expect_swiglu_works  # noqa: E402
 from tests.swiglu_support import EXERCISE, expect_stand_in_followed, FUSED, stand_in_coefficients  # noqa: E402
 
 pytestmark = pytest.mark.swiglu
@@ -90,6 +90,8 @@ def test_fused_matches_glu(target, kernels, reference, gen, dtype, shape, device
 
 
 @pytest.mark.points(2)
+@rests_on(lambda a: expect_autograd_works(a['target'], a['kernels'], a['device'], "FusedSwiGLU's gradients"),
+          counts_once=False)
 @rests_on(lambda a: expect_swiglu_works(a['target'], a['kernels'], a['device'], "FusedSwiGLU's gradients"))
 def test_fused_gradients(target, kernels, reference, gen, device):
     got, weights, x, _ = run(target, FUSED, gen, backward=True, device=device)
@@ -117,9 +119,10 @@ def test_fused_dtype_kept(target, kernels, gen, device):
 
 
 def fused_with_stand_ins(weights: dict, x, grad_out, coefficients: dict, gate_from: str = "Wg", value_from: str = "Wv",
-                         saved_swapped: bool = False):
+                         saved_swapped: bool = False, returned_swapped: bool = False):
     """FusedSwiGLU's (output, gradient of x) in float64 when its kernels are the stand-ins;
-    ``saved_swapped``: the backward gets gate and value the other way round (test_autograd_gradients' business)."""
+    ``saved_swapped``: the backward gets gate and value the other way round; ``returned_swapped``: it returns
+    the two gradients the other way round (both test_autograd_gradients' business, not this test's)."""
     w = {k: v.double() for k, v in weights.items()}
     x = x.double()
     gate = x @ w[f"{gate_from}.weight"].T + w[f"{gate_from}.bias"]
@@ -128,6 +131,8 @@ def fused_with_stand_ins(weights: dict, x, grad_out, coefficients: dict, gate_fr
     grad_gate, grad_value = stand_in_backward(grad_out.double() @ w["Wo.weight"],
                                               *((value, gate) if saved_swapped else (gate, value)),
                                               coefficients["backward"])
+    if returned_swapped:
+        grad_gate, grad_value = grad_value, grad_gate
     return out, grad_gate @ w[f"{gate_from}.weight"] + grad_value @ w[f"{value_from}.weight"]
 
 
@@ -145,8 +150,9 @@ def test_fused_uses_kernels(target, kernels, gen, device):
                              f"call swiglu(Wg(x), Wv(x)): TODO 7 in {target.where(EXERCISE)}")
     if got["grad_x"] is not None:  # no gradient at all: test_fused_gradients says so
         order = (("Wg", "Wv"), ("Wv", "Wg"))[matches[0]]
-        grads_x = [fused_with_stand_ins(weights, x, got["grad_out"], coefficients, *order, saved_swapped=swapped)[1]
-                   for swapped in (False, True)]
+        grads_x = [fused_with_stand_ins(weights, x, got["grad_out"], coefficients, *order, saved_swapped=saved,
+                                        returned_swapped=returned)[1]
+                   for saved in (False, True) for returned in (False, True)]
         expect_stand_in_followed(target, any(is_close(got["grad_x"], g, 1e-9, 1e-10) for g in grads_x), "backward",
                                  "FusedSwiGLU's backward pass", coefficients, "through swiglu and SwiGLUFunction")
     # The stand-ins' coefficients sit in the student's own process while this runs, where its code can
