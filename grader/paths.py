@@ -18,8 +18,7 @@ SNAPSHOT = TESTS / "snapshots" / "reference.pt"  # the reference's recorded answ
 SNAPSHOT_SEED = 0  # the only seed the recorded answers are for (tests/snapshot.py)
 # The Triton kernel tests launch the student's kernels with trusted launch code (grader/kernels/source.py):
 # the reference's where it is present; in the release, the stub's as handed out, which the release
-# writes here (the student edits exercises/triton_swiglu.py, launch code included).
-TRITON_LAUNCH_CODE = SNAPSHOT.parent / "triton_swiglu_launch.py"
+# writes here (the student edits the exercise file, the given launch code included).
 # A failing Triton kernel test saves a picture of what the kernel touched here (grader/kernels/maps.py),
 # unless this environment variable is "0": the grader's and the self-checks' runs, where nobody opens it.
 KERNEL_MAPS = REPO / "kernel_maps"
@@ -29,6 +28,11 @@ KERNEL_MAPS_ENV = "KERNEL_MAP_PICTURES"
 def reference_file(exercise: str) -> Path:
     """The reference for ``exercise`` (``mlp_block`` -> solution/hidden/reference_mlp_block.py)."""
     return REFERENCE / f"reference_{exercise}.py"
+
+
+def launch_code_file(exercise: str) -> Path:
+    """Where the release keeps ``exercise``'s trusted launch code (the stub's, as handed out)."""
+    return SNAPSHOT.parent / f"{exercise}_launch.py"
 
 
 def reference_present() -> bool:

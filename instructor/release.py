@@ -22,8 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from grader.kernels.source import stub_launch_code
-from grader.paths import REFERENCE, REPO, TRITON_LAUNCH_CODE, display_path
+from grader.kernels.source import KERNEL_EXERCISES, stub_launch_code
+from grader.paths import REFERENCE, REPO, display_path, launch_code_file
 from instructor import stubs
 
 # What the student repository holds, as globs relative to the repository root.
@@ -198,8 +198,9 @@ def make_release(out: Path, *, execute_notebooks: bool = True) -> list[Path]:
             shutil.copy2(path, target)
         (staging / "README.md").write_text(student_readme((REPO / "README.md").read_text()))
         # The Triton kernel tests' trusted launch code: the stub's, as handed out (tests/snapshot.py).
-        launch = staging / TRITON_LAUNCH_CODE.relative_to(REPO)
-        launch.write_text(stub_launch_code((REPO / "exercises" / "triton_swiglu.py").read_text()))
+        for exercise, spec in KERNEL_EXERCISES.items():
+            launch = staging / launch_code_file(exercise).relative_to(REPO)
+            launch.write_text(stub_launch_code((REPO / "exercises" / f"{exercise}.py").read_text(), spec))
         if execute_notebooks:
             run_notebooks(staging)
         found = leaks(staging, functions)

@@ -79,7 +79,7 @@ TODOS = {
         "gate_value_swapped": "1", "dot_in_tf32": "1", "launch_weights_swapped": "2", "combined_halves_swapped": "3",
         "float32_for_float64": "2", "projection_in_pytorch": "2", "backward_drops_gate_bias": "4",
         "public_flaggems_matmul_bias_activation": "1", "public_attorch_linear_act": "1", "public_kernl_ff_llama": "1",
-        "public_lite_llama_matmul_silu": "1, 2"},
+        "public_lite_llama_matmul_silu": "1"},
     "triton_swiglu": {
         "mask_off_by_one": "1, 2", "derivative_wrong_term": "2", "contiguity_assumed": "1, 2",
         "autograd_returns_gradients_swapped": "4", "pure_pytorch": "1-5", "dropout_before_wo": "7",
@@ -148,7 +148,35 @@ def table() -> str:
         for name in names:
             cells = " | ".join(f"-{lost[name][t]}" if lost[name][t] else "0" for t in tasks)
             rows.append(f"| {what_it_is(exercise, name)} | {TODOS[exercise][name]} | `{name}` | {cells} |")
+        rows.extend(per_todo(exercise, names, lost, tasks, totals))
     return "\n".join(rows).lstrip("\n") + "\n"
+
+
+BONUS = 5  # the bonus the Triton tasks are often worth (--bonus swiglu=5): what a mistake leaves of it
+
+
+def per_todo(exercise: str, names: list[str], lost: dict[str, dict[str, int]], tasks: list[str],
+             totals: dict[str, int]) -> list[str]:
+    """Under a task's table: what one mistake in each TODO costs, from the rows whose mistake is in one
+    TODO (public kernels aside), as points of the suite's tasks and, for a Triton task, of a bonus."""
+    single: dict[str, list[str]] = {}
+    for name in names:
+        if not name.startswith("public_") and TODOS[exercise][name].isdigit():
+            single.setdefault(TODOS[exercise][name], []).append(name)
+    if not single:
+        return []
+    total = sum(totals.values())
+    lines = ["", f"One mistake in one TODO (the rows above with one TODO) costs, of {total}:"]
+    for todo in sorted(single, key=int):
+        costs = sorted(sum(lost[name][t] for t in tasks) for name in single[todo])
+        span = f"{costs[0]}" if costs[0] == costs[-1] else f"{costs[0]}-{costs[-1]}"
+        line = f"- TODO {todo}: {span} ({len(costs)} mistake{'s' if len(costs) > 1 else ''})"
+        if exercise.startswith("triton_"):
+            keeps = [BONUS * (total - c) / total for c in (costs[-1], costs[0])]
+            line += f"; as a {BONUS}-point bonus, keeps {keeps[0]:.2f}" + (
+                f"-{keeps[1]:.2f}" if costs[0] != costs[-1] else "")
+        lines.append(line)
+    return lines
 
 
 def written_table() -> str:

@@ -125,8 +125,8 @@ def test_stubs_fail_one_line_each_naming_the_todo(made):
 
 
 def test_gated_kernel_tests_name_the_empty_kernel_first(made):
-    """In the release the gated kernel tests run the student's own file (no trusted launch code there): on
-    the stub they name the empty kernel, TODO 1, not the launch code the file would reach first (TODO 2)."""
+    """In the release the gated kernel tests launch the kernel with the stub's given launch code: on the
+    stub they name the empty kernel, TODO 1, not gated_projection (TODO 2)."""
     code, outcomes = pytest_in(made, "tests/test_triton_gated_mlp.py")
     assert code == 1 and outcomes
     for test_id, outcome in outcomes.items():
@@ -202,22 +202,27 @@ def test_recorded_mistakes_are_the_reference_mistakes():
                 f"{key} {hint!r}: output changed; `{snapshot.REGENERATE}`"
 
 
-def test_stub_launch_code_is_the_reference_launch_code():
+@pytest.mark.parametrize("exercise", ["triton_swiglu", "triton_gated_mlp"])
+def test_stub_launch_code_is_the_reference_launch_code(exercise):
     """In the release the kernel tests launch with the stub's code (there is no reference): it must be
-    the reference's launch code, function for function (docstrings aside)."""
+    the reference's launch code, function for function (docstrings aside), so the release gives the
+    kernel tests the points the course's grader gives."""
     import ast
 
-    from grader.kernels.source import KERNELS, NOT_COPIED, stub_launch_code
+    from grader.kernels.source import KERNEL_EXERCISES, stub_launch_code
+
+    spec = KERNEL_EXERCISES[exercise]
 
     def launch_functions(source: str) -> dict[str, str]:
         found = {}
         for node in ast.parse(source).body:
-            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name not in {*KERNELS, *NOT_COPIED}:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name not in {*spec.kernels, *spec.not_copied}:
                 body = [b for b in node.body if not (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant))]
                 found[node.name] = ast.dump(ast.Module(body=body, type_ignores=[]))
         return found
 
-    stub = launch_functions(stub_launch_code((REPO / "exercises" / "triton_swiglu.py").read_text()))
-    reference = launch_functions((REFERENCE / "reference_triton_swiglu.py").read_text())
+    stub = launch_functions(stub_launch_code((REPO / "exercises" / f"{exercise}.py").read_text(), spec))
+    reference = launch_functions((REFERENCE / f"reference_{exercise}.py").read_text())
+    assert set(spec.launchers.values()) <= reference.keys()
     assert stub.keys() == reference.keys() and stub == reference, \
         [name for name in reference if stub.get(name) != reference[name]]

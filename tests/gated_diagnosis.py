@@ -213,7 +213,7 @@ def likely_mistake(got: torch.Tensor, case: dict, activation: str, todo: str = "
             return cause, hint
     if torch.isnan(got).any():
         return "never_written", ("some elements were never written (NaN, what fresh memory holds in these tests): does every"
-                " program store its whole tile? The kernel tests launch it as TODO 2 says: a grid of (cdiv(M, BLOCK_M),"
+                " program store its whole tile? The given _launch_gated_kernel launches a grid of (cdiv(M, BLOCK_M),"
                 " cdiv(N, BLOCK_N)) programs, program (tl.program_id(0), tl.program_id(1)) computing tile (pid_m, pid_n)")
     if activation_off(got, case, activation):
         return "activation_off", (f"the output is f(x Wg^T + bg) * (x Wv^T + bv) with f close to {activation} but not it:"

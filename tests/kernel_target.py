@@ -7,9 +7,9 @@ judge was computed by the student's kernels, launched by trusted code on tensors
 test whose evidence comes from the student's own process (the launch code, autograd, the block)
 counts only once these kernels compute the right values.
 
-Where the reference is not here (the student release), the gated exercise has no trusted launch code
-to put the kernel into (its launch code is TODO 2): its kernel tests then run the student's own file,
-which is the student's own check, not a grade.
+Both exercises give their kernels' launch code in the stub; where the reference is not here (the
+student release), that given code is the trusted launch code (``tests/snapshot.py``), so the release's
+kernel tests give the points the course's grader gives.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import pytest
 import torch
 
 from grader.backend import Backend
-from grader.kernels.source import KernelExercise, assemble_file, unwritten_kernels
+from grader.kernels.source import KernelExercise, assemble_file
 from tests.checks import Verdict
 from tests.seam import SANDBOX_PREFIX, Target, exercise_file, make_backend, target_name
 
@@ -97,16 +97,6 @@ def _student_kernels(config: pytest.Config, target: Target, folder: Path, spec: 
     launch = make_backend(f"{SANDBOX_PREFIX if sandboxed else ''}{folder}") if assembled.source else None
     return Target(StudentKernels(target.where(spec.exercise), assembled.problems, launch, copy,
                                  assembled.student_lines, kernels_of))
-
-
-def own_file_kernels(config: pytest.Config, target: Target, spec: KernelExercise,
-                     kernels_of: Callable[[dict], list[str]]) -> Target:
-    """The ``kernels`` target where there is no trusted launch code (the release's gated exercise): the
-    student's own file, but a kernel still the stub's is told as its own TODO, before the launch code's."""
-    display = target.where(spec.exercise)
-    problems = unwritten_kernels(exercise_file(target_name(config).removeprefix(SANDBOX_PREFIX), spec.exercise),
-                                 display, spec)
-    return Target(StudentKernels(display, problems, target.backend, None, 0, kernels_of))
 
 
 _STARTED: set[tuple[int, str, str]] = set()

@@ -26,7 +26,7 @@ import pytest
 import torch
 
 from grader.backend import Backend
-from grader.paths import KNOWN_MISTAKES, REPO, SNAPSHOT, SNAPSHOT_SEED, TRITON_LAUNCH_CODE, reference_file
+from grader.paths import KNOWN_MISTAKES, REPO, SNAPSHOT, SNAPSHOT_SEED, launch_code_file, reference_file
 
 FORMAT = "mlp-block-reference-snapshot/2"  # 2: each known mistake with its cause
 REGENERATE = "python -m tests.snapshot"
@@ -178,10 +178,10 @@ class SnapshotReference(Backend):
         return [] if found is None else found["mistakes"]
 
 
-def triton_launch_code() -> Path:
-    """The file the Triton kernel tests take their trusted launch code from."""
-    reference = reference_file("triton_swiglu")
-    return reference if reference.is_file() else TRITON_LAUNCH_CODE
+def triton_launch_code(exercise: str) -> Path:
+    """The file ``exercise``'s kernel tests take their trusted launch code from."""
+    reference = reference_file(exercise)
+    return reference if reference.is_file() else launch_code_file(exercise)
 
 
 def record(path: Path = SNAPSHOT) -> int:

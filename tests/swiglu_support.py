@@ -73,7 +73,7 @@ def kernels(pytestconfig, target, tmp_path_factory) -> Target:
         ops = [kwargs["op"]] if "op" in kwargs else [case["op"] for case in kwargs.get("cases", [])]
         return [KERNEL[op][0] for op in ops]
 
-    return student_kernels(pytestconfig, target, tmp_path_factory.mktemp("kernels"), SWIGLU, triton_launch_code(),
+    return student_kernels(pytestconfig, target, tmp_path_factory.mktemp("kernels"), SWIGLU, triton_launch_code(EXERCISE),
                            kernels_of)
 
 

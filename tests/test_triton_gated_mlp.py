@@ -1,9 +1,11 @@
 """Graded tests for exercises/triton_gated_mlp.py, the kernel (TODO 1): the projection in every activation
 and dtype, on strided inputs and weights, with and without biases. They run the student's kernel alone,
-under the reference's launch code (``tests/gated_support.py``). Each dtype is judged on its own; the layout
-and no-bias tests against the kernel's own contiguous, zero-bias output, so they judge the layout and the
-bias flag whatever the formula's mistakes (test_forward_float32's). The launch code and the combined weight
-are ``test_triton_gated_mlp_launch.py``'s, the backward and the block ``test_triton_gated_mlp_module.py``'s.
+launched by the given _launch_gated_kernel (``tests/gated_support.py``). Each dtype is judged on its own, on
+a hidden width that no tile divides; the layout, no-bias and untouched-input tests against the kernel's own
+contiguous, zero-bias output on a width the tiles divide (WHOLE_K_HIDDEN), so they judge the layout, the
+bias flag and the stores whatever the formula's mistakes, a K tail's included (test_forward_float32's).
+The launch code and the combined weight are ``test_triton_gated_mlp_launch.py``'s, the backward and the
+block ``test_triton_gated_mlp_module.py``'s.
 
 Run: ``pytest tests/test_triton_gated_mlp*.py`` (``-m gated``). Without a GPU the kernel runs in Triton's
 interpreter, whose loads and stores the suite checks, and whose ``tl.dot`` multiplies as a GPU does:
@@ -27,7 +29,7 @@ from tests.gated_diagnosis import likely_mistake, read_as_contiguous  # noqa: E4
 from grader.kernels import maps as kernel_map  # noqa: E402
 from tests.gated_support import (ACTIVATIONS, expect_float64, expect_formula, expect_kernel_responds,  # noqa: E402
                                  expect_like_own, FLOAT32_RTOL, formula, INTERMEDIATE, inputs, KERNEL,
-                                 KERNEL_INPUTS, project, waits_on, WIDE_HIDDEN)
+                                 KERNEL_INPUTS, project, waits_on, WHOLE_K_HIDDEN, WIDE_HIDDEN)
 
 pytestmark = pytest.mark.gated
 
@@ -91,7 +93,7 @@ def expect_strides_used(got: torch.Tensor, case: dict, activation: str, operand:
 def test_forward_noncontiguous_x(kernels, gen, layout):
     """Judged against the kernel's own output on the same x laid out contiguously: the layout is this test's
     property, the formula test_forward_float32's."""
-    case = inputs(gen)
+    case = inputs(gen, hidden=WHOLE_K_HIDDEN)
     got = project(kernels, case, "silu", layout=layout)["out"]
     expect_strides_used(got, case, "silu", "x", layout, "stride_xm, stride_xk")
     expect_like_own(got, project(kernels, case, "silu")["out"], f"gated_projection on a {layout} x",
@@ -107,7 +109,7 @@ def test_forward_noncontiguous_weights(kernels, gen, layout):
     """Weights as views (a transposed copy's .T, every other column; the biases stay contiguous): the
     kernel reads each weight through its own two strides, never as rows HIDDEN elements apart. Judged
     against the kernel's own output on contiguous weights."""
-    case = inputs(gen)
+    case = inputs(gen, hidden=WHOLE_K_HIDDEN)
     got = project(kernels, case, "gelu", weight_layout=layout)["out"]
     expect_strides_used(got, case, "gelu", "weights", layout, "stride_gn, stride_gk and stride_vn, stride_vk")
     expect_like_own(got, project(kernels, case, "gelu")["out"], f"gated_projection on {layout} weights",
@@ -120,7 +122,7 @@ def test_forward_noncontiguous_weights(kernels, gen, layout):
 @waits_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection without biases"))
 def test_forward_without_bias(kernels, gen):
     """HAS_BIAS=False is judged against the kernel's own output with biases of zeros."""
-    case = inputs(gen, bias=False)
+    case = inputs(gen, bias=False, hidden=WHOLE_K_HIDDEN)
     evidence = project(kernels, case, "relu")
     zeros = torch.zeros(INTERMEDIATE, dtype=case["x"].dtype)
     own = project(kernels, {**case, "gate_bias": zeros, "value_bias": zeros.clone()}, "relu")["out"]
@@ -134,7 +136,7 @@ def test_forward_without_bias(kernels, gen):
 @pytest.mark.points(1)
 @waits_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection leaves x as it was"))
 def test_input_unmodified(kernels, gen):
-    case = inputs(gen)
+    case = inputs(gen, hidden=WHOLE_K_HIDDEN)
     evidence = project(kernels, case, "silu")
     if evidence["input_changed"]:
         fail(f"{KERNEL} changed x: the kernel may only store into the output (TODO 1)")

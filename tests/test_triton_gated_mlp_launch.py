@@ -2,7 +2,8 @@
 (TODO 3): the kernel does the work, on any leading shape, on no tokens, and on both weights in one
 tensor read through views, never a copy. Each is judged against what the student's own kernel computes
 under the grader's launch code on the same inputs (``expect_from_kernel``), so a right launch of a wrong
-kernel keeps its points; it waits only where the two differ and the kernel is wrong too.
+kernel keeps its points; it waits only where the two differ, the kernel is wrong too, and what the launch
+returned is not the projection. The data has WHOLE_K_HIDDEN features: K tails are the kernel's tests' to judge.
 Run: ``pytest tests/test_triton_gated_mlp*.py`` (``-m gated``)."""
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ pytest.importorskip(
 
 from tests.checks import fail  # noqa: E402
 from tests.gated_support import (check_launch, check_launch_float64, expect_follows_stand_in,  # noqa: E402
-                                 expect_from_kernel, expect_kernel_responds, expect_kernel_takes_weight_strides,
-                                 expect_launch_works, HIDDEN, INTERMEDIATE, inputs, KERNEL, project, waits_on)
+                                 expect_from_kernel, expect_kernel_takes_weight_strides, expect_launch_premise,
+                                 expect_launch_works, INTERMEDIATE, inputs, KERNEL, project, waits_on,
+                                 WHOLE_K_HIDDEN)
 
 pytestmark = pytest.mark.gated
 
@@ -24,7 +26,7 @@ from tests.gated_support import kernels, start_both_processes  # noqa: E402,F401
 
 
 @pytest.mark.points(1)
-@waits_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection runs"))
+@waits_on(lambda a: expect_launch_premise(a["target"], a["kernels"], "gated_projection runs"))
 def test_kernel_does_the_work(target, kernels, gen):
     evidence = check_launch(target, kernels, gen)
     check_launch_float64(target, gen)
@@ -38,12 +40,12 @@ def test_kernel_does_the_work(target, kernels, gen):
 @pytest.mark.points(1)
 @waits_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection on a 3-d x"))
 def test_forward_3d_input(target, kernels, gen):
-    case = inputs(gen, tokens=2 * 3 * 5)
-    case["x"] = case["x"].reshape(2, 15, HIDDEN)
-    flat = {**case, "x": case["x"].reshape(-1, HIDDEN)}
+    case = inputs(gen, tokens=2 * 3 * 5, hidden=WHOLE_K_HIDDEN)
+    case["x"] = case["x"].reshape(2, 15, WHOLE_K_HIDDEN)
+    flat = {**case, "x": case["x"].reshape(-1, WHOLE_K_HIDDEN)}
     got = project(target, case, "silu")["out"]
     if tuple(got.shape) != (2, 15, INTERMEDIATE):
-        fail(f"gated_projection on x of shape (2, 15, {HIDDEN}): shape {tuple(got.shape)}, expected"
+        fail(f"gated_projection on x of shape (2, 15, {WHOLE_K_HIDDEN}): shape {tuple(got.shape)}, expected"
              f" (2, 15, {INTERMEDIATE}): reshape the (M, N) result to x.shape[:-1] + (N,) (TODO 2)")
     expect_from_kernel(got.reshape(-1, INTERMEDIATE), flat, "silu", kernels, "gated_projection on a 3-d x (TODO 2)")
     expect_follows_stand_in(target, case, "silu", "gated_projection on a 3-d x", "TODO 2", gen)
@@ -52,11 +54,11 @@ def test_forward_3d_input(target, kernels, gen):
 @pytest.mark.points(1)
 @waits_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection runs"))
 def test_no_tokens(target, kernels, gen):
-    case = inputs(gen, tokens=0)
+    case = inputs(gen, tokens=0, hidden=WHOLE_K_HIDDEN)
     got = project(target, case, "silu")["out"]
     if tuple(got.shape) != (0, INTERMEDIATE):
-        fail(f"gated_projection on 0 tokens: shape {tuple(got.shape)}, expected (0, {INTERMEDIATE}); launch"
-             " nothing when M or N is 0 (TODO 2)")
+        fail(f"gated_projection on 0 tokens: shape {tuple(got.shape)}, expected (0, {INTERMEDIATE}): allocate"
+             " the (M, N) output for M = 0 too, and return it as (..., N) (TODO 2)")
 
 
 # ------------------------------------------------------------------------- the combined weight
@@ -64,7 +66,7 @@ def test_no_tokens(target, kernels, gen):
 @pytest.mark.points(2)
 @waits_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection_combined runs"))
 def test_combined_weight(target, kernels, gen):
-    case = inputs(gen)
+    case = inputs(gen, hidden=WHOLE_K_HIDDEN)
     got = project(target, case, "silu", combined=True)["out"]
     expect_from_kernel(got, case, "silu", kernels, "gated_projection_combined on one (2 * intermediate, hidden) weight"
                        " (TODO 3)", todo="TODO 3")
@@ -88,7 +90,7 @@ def expect_projection_takes_strided_weights(target, kernels, case: dict) -> None
     """gated_projection alone, on the same non-contiguous weights: a mistake there is TODO 2's, not TODO 3's."""
     evidence = project(target, case, "silu", weight_layout="transposed")
     expect_from_kernel(evidence["out"], case, "silu", kernels, "gated_projection on transposed weights (TODO 2: pass"
-                       " each weight's own two strides to the kernel)")
+                       " the weights to _launch_gated_kernel as they are, with their strides)")
     expect_no_copy(evidence, "gated_projection on transposed weights", "pass gate_weight and value_weight with their"
                    " strides as they are", "TODO 2")
 
@@ -105,7 +107,7 @@ def combined_views_premise(arguments: dict) -> None:
 def test_combined_weight_not_copied(target, kernels, gen):
     """The combined weight a transposed tensor's .T (its bias contiguous: the kernel takes no bias stride): the halves are views
     of them, offsets and strides, and the kernel gets those views, not copies."""
-    case = inputs(gen)
+    case = inputs(gen, hidden=WHOLE_K_HIDDEN)
     evidence = project(target, case, "silu", combined=True, weight_layout="transposed")
     failure = None
     try:

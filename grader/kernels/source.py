@@ -50,10 +50,10 @@ SWIGLU = KernelExercise("triton_swiglu", {"_swiglu_forward_kernel": "TODO 1", "_
                         {"_swiglu_forward_kernel": "swiglu_forward", "_swiglu_backward_kernel": "swiglu_backward"},
                         frozenset({"SwiGLUFunction", "swiglu", "FusedSwiGLU"}))
 GATED = KernelExercise("triton_gated_mlp", {"_gated_projection_kernel": "TODO 1"},
-                       {"_gated_projection_kernel": "gated_projection"},
-                       frozenset({"GatedProjectionFunction", "FusedGatedMLP"}))
+                       {"_gated_projection_kernel": "_launch_gated_kernel"},
+                       frozenset({"gated_projection", "gated_projection_combined", "GatedProjectionFunction",
+                                  "FusedGatedMLP"}))
 KERNEL_EXERCISES = {spec.exercise: spec for spec in (SWIGLU, GATED)}
-KERNELS, LAUNCHERS, NOT_COPIED = SWIGLU.kernels, SWIGLU.launchers, SWIGLU.not_copied  # the release's stub launch code
 HEADER = "from __future__ import annotations; import triton; import triton.language as tl"
 
 _JIT = ("triton.jit", "jit")
@@ -259,19 +259,6 @@ def _unwritten(name: str, todo: str, display: str) -> KernelSourceError:
     return KernelSourceError(f"{name}: {todo} in {display} (its body is still empty)", not_implemented=True)
 
 
-def unwritten_kernels(student: Path, display: str, spec: KernelExercise) -> dict[str, KernelSourceError]:
-    """The kernels of ``spec`` whose body in ``student`` is still the stub's (empty), each as its TODO. Where
-    there is no trusted launch code to put the kernels into (the release's gated exercise), the kernel tests
-    run the student's own file, whose launch code (a later TODO) would otherwise be reported first."""
-    try:
-        tree = ast.parse(student.read_text())
-    except (OSError, ValueError, SyntaxError, RecursionError, MemoryError):
-        return {}  # importing the file says what is wrong with it
-    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-    return {name: _unwritten(name, todo, display) for name, todo in spec.kernels.items()
-            if name in functions and _is_empty(functions[name])}
-
-
 def _too_deep(name: str, todo: str, display: str) -> KernelSourceError:
     return KernelSourceError(f"{name} ({todo} in {display}) holds an expression nested too deeply to be checked"
                              " (thousands of terms in one line?): split it into several assignments")
@@ -331,13 +318,14 @@ def _launch_code(reference: str, ref_tree: ast.Module, missing: set[str], spec: 
     return "\n".join(lines) + "\n" + stubs
 
 
-def stub_launch_code(stub: str) -> str:
+def stub_launch_code(stub: str, spec: KernelExercise) -> str:
     """The stub as trusted launch code (the student release has no reference): the stub with the
-    lines its launchers tell the student to delete once the kernels are written."""
+    lines its launchers tell the student to delete once the kernels are written. Both exercises give
+    their kernels' launch code, so the release launches a kernel as the course's grader does."""
     tree = ast.parse(stub)
     lines = stub.splitlines()
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name in LAUNCHERS.values():
+        if isinstance(node, ast.FunctionDef) and node.name in spec.launchers.values():
             for raised in (n for n in ast.walk(node) if isinstance(n, ast.Raise)):
                 if "NotImplementedError" in ast.unparse(raised):
                     lines[raised.lineno - 1:raised.end_lineno] = [""] * (raised.end_lineno - raised.lineno + 1)

@@ -22,15 +22,19 @@ WEIGHT_ARGS = ("gate_weight_ptr", "value_weight_ptr", "gate_bias_ptr", "value_bi
 def gated_projection_run(module: ModuleType, x: torch.Tensor, gate_weight: torch.Tensor, value_weight: torch.Tensor,
                          gate_bias: torch.Tensor | None = None, value_bias: torch.Tensor | None = None,
                          activation: str = "silu", layout: str = "contiguous", weight_layout: str = "contiguous",
-                         combined: bool = False, device: str = "cpu") -> dict:
+                         combined: bool = False, kernel_alone: bool = False, device: str = "cpu") -> dict:
     """gated_projection(x, ...) on ``x`` built here in ``layout`` and the weights in ``weight_layout``
     (the biases contiguous: the kernel takes no stride for them); with ``combined``,
     gated_projection_combined(x, cat(weights), cat(biases)) instead, the combined weight in
-    ``weight_layout``. ``copied``: the weight and bias arguments of the last launch whose tensor is not in the
-    memory of the tensor the call was given (a copy the kernel reads instead of the caller's)."""
-    name = "gated_projection_combined" if combined else "gated_projection"
+    ``weight_layout``; with ``kernel_alone``, the kernel through the given _launch_gated_kernel on x (2-d)
+    and an output allocated here: what the kernel's tests judge, whatever gated_projection does.
+    ``copied``: the weight and bias arguments of the last launch whose tensor is not in the memory of the
+    tensor the call was given (a copy the kernel reads instead of the caller's)."""
+    name = "gated_projection_combined" if combined else "_launch_gated_kernel" if kernel_alone else "gated_projection"
     check_triton_ready(name)
     fn = exercise_function(module, name)
+    if kernel_alone:
+        fn = _kernel_alone(fn)
     xv, _ = place_in_layout(x, layout, device)
     wg, wv, bg, bv = gate_weight, value_weight, gate_bias, value_bias
     if combined:
@@ -55,6 +59,15 @@ def gated_projection_run(module: ModuleType, x: torch.Tensor, gate_weight: torch
     return {"out": to_cpu(result), "kernels": watch.ours(), "foreign_kernels": watch.foreign(),
             "input_changed": not torch.equal(xv, before), "copied": copied,
             "maps": watch.memory.evidence("_gated_projection_kernel", [xv, *args[1:], result])}
+
+
+def _kernel_alone(launch):
+    """gated_projection's signature over the given launch code, for x of shape (M, K)."""
+    def run(x, gate_weight, value_weight, gate_bias, value_bias, activation):
+        out = torch.empty((x.shape[0], gate_weight.shape[0]), dtype=x.dtype, device=x.device)
+        launch(x, gate_weight, value_weight, gate_bias, value_bias, out, activation)
+        return out
+    return run
 
 
 @probe

@@ -162,6 +162,36 @@ def _gated_projection_kernel(
              mask=(rows[:, None] < M) & (cols[None, :] < N))
     # END TODO 1
 
+# ------------------------------------------------------------------------------------------ given: the launch
+
+def _launch_gated_kernel(rows: torch.Tensor, gate_weight: torch.Tensor, value_weight: torch.Tensor,
+                         gate_bias: torch.Tensor | None, value_bias: torch.Tensor | None, out: torch.Tensor,
+                         activation: str) -> None:
+    """Fill ``out`` (M, N) with act(rows Wg^T + bg) * (rows Wv^T + bv) for ``rows`` (M, K), in one launch of
+    _gated_projection_kernel: one program per (BLOCK_M, BLOCK_N) tile of out, every tensor read through
+    its strides. Given: the kernel's tests (TODO 1) launch your kernel through this very function, so the
+    kernel's points never depend on your gated_projection (TODO 2), nor its points on your kernel's."""
+    m, k = rows.shape
+    n = gate_weight.shape[0]
+    if m and n:  # nothing to launch for no tokens
+        has_bias = gate_bias is not None
+        grid = (triton.cdiv(m, BLOCK_M), triton.cdiv(n, BLOCK_N))
+        _gated_projection_kernel[grid](
+            rows, gate_weight, value_weight,
+            # the kernel reads each bias one element apart: contiguous (a copy only where it is not already);
+            # without biases, HAS_BIAS=False means the bias pointers are never read: any tensor will do
+            gate_bias.contiguous() if has_bias else gate_weight, value_bias.contiguous() if has_bias else value_weight,
+            out,
+            m, n, k,
+            rows.stride(0), rows.stride(1),
+            gate_weight.stride(0), gate_weight.stride(1),
+            value_weight.stride(0), value_weight.stride(1),
+            out.stride(0), out.stride(1),
+            HAS_BIAS=has_bias, ACTIVATION=activation,
+            COMPUTE_DTYPE=COMPUTE_DTYPES.get(rows.dtype, tl.float32),
+            BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K,
+        )
+
 # ------------------------------------------------------------------------------------------ TODO 2
 
 def gated_projection(x: torch.Tensor, gate_weight: torch.Tensor, value_weight: torch.Tensor,
@@ -172,36 +202,14 @@ def gated_projection(x: torch.Tensor, gate_weight: torch.Tensor, value_weight: t
     if (gate_bias is None) != (value_bias is None):
         raise ValueError("gate_bias and value_bias must both be given, or neither")
     # BEGIN TODO 2
-    # stub: # TODO 2: view x as (M, K) rows (reshape; its strides go to the kernel as they are), allocate the
-    # stub: # (M, N) output in x's dtype, launch _gated_projection_kernel on a grid of (cdiv(M, BLOCK_M),
-    # stub: # cdiv(N, BLOCK_N)) programs (nothing to launch when M or N is 0), with every stride, HAS_BIAS, the
-    # stub: # activation, COMPUTE_DTYPES.get(x.dtype, tl.float32) and the block sizes; return it as (..., N).
-    # stub: # The kernel reads each bias one element apart: pass gate_bias.contiguous() (a view of a contiguous
-    # stub: # tensor already is: no copy). Without biases, pass any tensor for the bias pointers: HAS_BIAS=False
-    # stub: # means they are never read.
+    # stub: # TODO 2: view x as (M, K) rows (reshape: a view where it can be one, whose strides go to the kernel as
+    # stub: # they are), allocate the (M, N) output in x's dtype, fill it with _launch_gated_kernel (given above:
+    # stub: # the weights and biases each in its own place), and return it as (..., N).
     # stub: raise NotImplementedError("gated_projection: TODO 2 in exercises/triton_gated_mlp.py")
     rows = x.reshape(-1, x.shape[-1])  # a view where it can be one; its strides go to the kernel as they are
-    m, k = rows.shape
-    n = gate_weight.shape[0]
-    out = torch.empty((m, n), dtype=x.dtype, device=x.device)
-    if m and n:
-        has_bias = gate_bias is not None
-        grid = (triton.cdiv(m, BLOCK_M), triton.cdiv(n, BLOCK_N))
-        _gated_projection_kernel[grid](
-            rows, gate_weight, value_weight,
-            # the kernel reads each bias one element apart: contiguous (a copy only where it is not already)
-            gate_bias.contiguous() if has_bias else gate_weight, value_bias.contiguous() if has_bias else value_weight,
-            out,
-            m, n, k,
-            rows.stride(0), rows.stride(1),
-            gate_weight.stride(0), gate_weight.stride(1),
-            value_weight.stride(0), value_weight.stride(1),
-            out.stride(0), out.stride(1),
-            HAS_BIAS=has_bias, ACTIVATION=activation,
-            COMPUTE_DTYPE=COMPUTE_DTYPES.get(x.dtype, tl.float32),
-            BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K,
-        )
-    return out.reshape(*x.shape[:-1], n)
+    out = torch.empty((rows.shape[0], gate_weight.shape[0]), dtype=x.dtype, device=x.device)
+    _launch_gated_kernel(rows, gate_weight, value_weight, gate_bias, value_bias, out, activation)
+    return out.reshape(*x.shape[:-1], gate_weight.shape[0])
     # END TODO 2
 
 # ------------------------------------------------------------------------------------------ TODO 3

@@ -1,4 +1,4 @@
-"""Wrong: the launch's grid rounds the row count down (M // BLOCK_M), so the last, partial tile of rows is never written."""
+"""Wrong: the given launch code, edited: its grid rounds the row count down (M // BLOCK_M), so the last, partial tile of rows is never written."""
 
 EXPECT_FAILURES = {
     "test_kernel_does_the_work": "what the kernel wrote, 37 rows x 29 columns",

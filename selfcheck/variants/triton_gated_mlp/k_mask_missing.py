@@ -1,11 +1,10 @@
 """Wrong: the loads of x leave out the mask on K, so the last step reads past each row of x."""
 
-# The transposed x is not what is wrong: its test waits on the float32 one, which names K.
+# Only the formula tests run on a hidden width no tile divides (45, and 509 in 16 bits): the layout, no-bias
+# and untouched-input tests, and all that is built on the kernel, run on 64 features and pass.
 EXPECT_FAILURES = {
     "test_forward_float32[silu]": "its K index reaches 47, past K = 45",
-    "test_forward_without_bias": "_gated_projection_kernel",
-    "test_forward_noncontiguous_x[transposed]": "it does not yet: gated_projection raised"
-                                                " OutOfBoundsAccess",
+    "test_forward_float64": "OutOfBoundsAccess",
 }
 
 EDITS = [

@@ -1,14 +1,14 @@
 """Wrong: the kernel reads its column tile from the grid's first axis, against TODO 1's program (pid_m, pid_n)."""
 
 # Its own launch code swaps the grid to match, so the file alone computes the right values; but the
-# kernel tests launch the kernel as the stub's contract says (TODO 1-2), where the row tiles past the
+# kernel tests launch the kernel with the given _launch_gated_kernel, where the row tiles past the
 # column count are never written.
 EXPECT_FAILURES = {
-    "test_forward_float32[silu]": "launch it as TODO 2 says",
-    "test_forward_float32[gelu]": "launch it as TODO 2 says",
-    "test_forward_float32[gelu_tanh]": "launch it as TODO 2 says",
-    "test_forward_float32[relu]": "launch it as TODO 2 says",
-    "test_forward_float32[sigmoid]": "launch it as TODO 2 says",
+    "test_forward_float32[silu]": "The given _launch_gated_kernel launches",
+    "test_forward_float32[gelu]": "The given _launch_gated_kernel launches",
+    "test_forward_float32[gelu_tanh]": "The given _launch_gated_kernel launches",
+    "test_forward_float32[relu]": "The given _launch_gated_kernel launches",
+    "test_forward_float32[sigmoid]": "The given _launch_gated_kernel launches",
 }
 
 EDITS = [

@@ -14,6 +14,7 @@ EDITS = [
      '    rows = x.reshape(-1, x.shape[-1])\n'),
     ('        grid = (triton.cdiv(m, BLOCK_M), triton.cdiv(n, BLOCK_N))\n',
      "        # lite_llama's launch: a 1-D grid, one program per output tile (grouped ordering inside the kernel)\n        grid = (triton.cdiv(m, BLOCK_M) * triton.cdiv(n, BLOCK_N),)\n"),
-    ('            # the kernel reads each bias one element apart: contiguous (a copy only where it is not already)\n',
+    ('            # the kernel reads each bias one element apart: contiguous (a copy only where it is not already);\n'
+     '            # without biases, HAS_BIAS=False means the bias pointers are never read: any tensor will do\n',
      ''),
 ]
