@@ -108,8 +108,15 @@ INIT_CAUSES = ("hard-coded", "no biases", "no bias", "activation_fn ignored", "e
 
 
 def extra_cause(block: Block, layout) -> str:
-    """The cause id of parameters the interface does not have: the same in every test they fail."""
-    return f"{block.name}: extra {', '.join(layout.extra)}"
+    """The cause id of parameters the interface does not have: the same in every test they fail, in
+    either block (a cause id names the mistake, never the block or a value: pytest's summary and the
+    feedback group by it)."""
+    return "extra parameters"
+
+
+def missing_cause(missing: list[str]) -> str:
+    """The cause id of the interface's parameters a block lacks: its biases, or its layers."""
+    return "no biases" if all(name.endswith(".bias") for name in missing) else "missing layers"
 
 
 def parity_diagnosis(target, reference, block: Block, weights: dict, x: torch.Tensor, out: torch.Tensor,
@@ -118,11 +125,11 @@ def parity_diagnosis(target, reference, block: Block, weights: dict, x: torch.Te
     near = nearest_mistake(reference, block, weights, x, out, ref, activation)
     if near is not None:
         cause, hint = near
-        return Diagnosis(f"{block.name}: {cause}", hint, cause.startswith(INIT_CAUSES), certain=True)
+        return Diagnosis(cause, hint, cause.startswith(INIT_CAUSES), certain=True)
     layout = layout_of(target, block)
     if layout is not None and layout.missing:
         names = ", ".join(layout.missing)
-        return Diagnosis(f"{block.name}: no {names}", f"the block has no {names}: build every layer as"
+        return Diagnosis(missing_cause(layout.missing), f"the block has no {names}: build every layer as"
                          " nn.Linear(..., bias=True), the default", in_init=True)
     cause, hint = diagnosis(reference, block, weights, x, out, activation)
     if cause == "unexplained" and layout is not None and layout.extra:
@@ -130,10 +137,10 @@ def parity_diagnosis(target, reference, block: Block, weights: dict, x: torch.Te
                          " and what they compute is not in the block's formula: the transformer layer owns the"
                          " LayerNorm and the residual; keep only the block's linear layers", in_init=True)
     if cause == "unexplained" and ignores_activation_fn(target, block):
-        return Diagnosis(f"{block.name}: activation_fn ignored", "the block gives the same output whatever"
+        return Diagnosis("activation_fn ignored", "the block gives the same output whatever"
                          f" activation_fn it is given: build the activation by calling activation_fn() in"
                          f" __init__ ({block.init_todo}), don't hard-code one", in_init=True)
-    return Diagnosis(cause, hint, cause.removeprefix(f"{block.name}: ").startswith(INIT_CAUSES))
+    return Diagnosis(cause, hint, cause.startswith(INIT_CAUSES))
 
 
 def nearest_mistake(reference, block: Block, weights: dict, x: torch.Tensor, out: torch.Tensor, ref: torch.Tensor,

@@ -169,7 +169,7 @@ def diagnosis(reference, block: Block, w: dict, x: torch.Tensor, got: torch.Tens
     "unexplained" and a general pointer."""
     named = named_mistake(reference, block, w, x, got, activation)
     if named:
-        return f"{block.name}: {named[0]}", named[1]
+        return named[0], named[1]
     return "unexplained", (f"check {block.name}.forward ({block.forward_todo}) against the formula in its docstring"
                            " layer by layer")
 
@@ -290,6 +290,9 @@ def expect_rounded(
     parts += [f"{rtol:.2g} * |expected|"] if rtol else []
     parts += [f"{atol:.2g}"] if atol else []
     allowed = " + ".join(parts) or "nothing"
-    fail(f"{what} differs by {error.reshape(-1)[worst].item():.3g} ({in_ulps:.3g} ulp) at index {index}:"
-         f" got {got.reshape(-1)[worst].item():.8g}, expected {exact.reshape(-1)[worst].item():.8g};"
-         f" {int(bad.sum())} of {exact.numel()} elements are off by more than {allowed}. {hint}".rstrip(), cause=cause)
+    # The hint first, as expect_close does: it is what a stuck student acts on; the numbers back it up.
+    numbers = (f"differs by {error.reshape(-1)[worst].item():.3g} ({in_ulps:.3g} ulp) at index {index}:"
+               f" got {got.reshape(-1)[worst].item():.8g}, expected {exact.reshape(-1)[worst].item():.8g};"
+               f" {int(bad.sum())} of {exact.numel()} elements are off by more than {allowed}")
+    head, newline, drawn = hint.partition("\n")  # a map drawn under the hint stays below the line
+    fail(f"{what}: {head} [{numbers}]{newline}{drawn}" if head else f"{what} {numbers}{newline}{drawn}", cause=cause)

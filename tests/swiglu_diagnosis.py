@@ -302,7 +302,7 @@ def expect_swiglu_works(target, kernels, device: str, what: str) -> None:
         if verdict:
             fail(f"{what}: this counts once {FUNCTION[op]} returns what its kernel computes"
                  f" (test_kernels_launched[{op}-long-rows] passes); it does not yet: {verdict}",
-                 waits_on=f"test_kernels_launched[{op}-long-rows]", cause=f"{FUNCTION[op]}: launch")
+                 waits_on=f"test_kernels_launched[{op}-long-rows]", cause="launch")
 
 
 def writes_verdict(kernels, op: str, device: str) -> str:

@@ -74,12 +74,15 @@ def elementwise_flops(block: str, backward: bool, intermediate: int, hidden: int
             "gate product": factor * intermediate if gated else 0}
 
 
-def judge(got: int, want: int, where: str, mistakes: list[tuple[str, int]], detail: str, after: str = "") -> None:
-    """Fail with the hint of the first known mistake that gives ``got``, or the bare numbers."""
+def judge(got: int, want: int, where: str, mistakes: list[tuple], detail: str, after: str = "") -> None:
+    """Fail with the hint of the first known mistake that gives ``got``, or the bare numbers. A mistake is
+    (hint, value), or (cause, hint, value) where the same mistake can be made in several functions (the
+    cause id groups it into one line of pytest's summary, whatever the numbers in the hint)."""
     if got == want:
         return
-    hint = next((h for h, value in mistakes if value == got and value != want), "")
-    fail(f"{where} returned {got:,}, expected {want:,}: {hint or detail}{after}")
+    known = [(m if len(m) == 3 else ("unexplained", *m)) for m in mistakes]
+    cause, hint = next(((c, h) for c, h, value in known if value == got and value != want), ("unexplained", ""))
+    fail(f"{where} returned {got:,}, expected {want:,}: {hint or detail}{after}", cause=cause)
 
 
 # ------------------------------------------------------------------------------------ parameters
@@ -95,10 +98,10 @@ def test_param_count(target, reference, block):
         weights, biases = real["weights"], real["params"] - real["weights"]
         h, i = hidden, intermediate
         mistakes = [
-            (f"only the weights are counted; with bias=True each layer also has a bias as long as its"
-             f" output, {biases:,} numbers in all", weights) if bias else
-            ("bias=False, but biases are counted: without them the block holds its weight matrices only",
-             weights + biases),
+            ("weights only", f"only the weights are counted; with bias=True each layer also has a bias as long as"
+             f" its output, {biases:,} numbers in all", weights) if bias else
+            ("biases counted without bias", "bias=False, but biases are counted: without them the block holds its"
+             " weight matrices only", weights + biases),
         ]
         if block == "MLP":
             mistakes += [("one bias is missing: Wi's has intermediate_dim numbers, Wo's hidden_dim",

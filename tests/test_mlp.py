@@ -14,7 +14,7 @@ import math
 import pytest
 import torch
 
-from tests.block_evidence import extra_cause, output_explained, parity_diagnosis, structure_fault
+from tests.block_evidence import extra_cause, missing_cause, output_explained, parity_diagnosis, structure_fault
 from tests.block_runs import CTOR, DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, layout_of, probe, run
 from tests.checks import (BLOCKS, Block, expect_close, expect_shape, fail, float32_close,
                           float32_hint, is_close)
@@ -77,14 +77,14 @@ def test_layer_names(target, reference, block, gen, device):
     extra = [k for k in got if k not in want]
     if missing or extra:
         layers = ", ".join(f"self.{name}" for name in block.layers)
-        hint, cause = f"create {layers} as nn.Linear layers with bias=True", f"{block.name}: layer names"
+        hint, cause = f"create {layers} as nn.Linear layers with bias=True", "layer names"
         layout = layout_of(target, block)
         if layout is not None and layout.renamed:
             hint = (f"the layers are right but named otherwise: rename {layout.renaming_text()} (the"
                     " interface's names; the tests load weights by them)")
         if any(k.endswith(".bias") for k in missing) and not any(k.endswith(".weight") for k in missing):
             hint = "the linear layers need biases: nn.Linear(..., bias=True), which is the default"
-            cause = f"{block.name}: no {', '.join(k for k in missing)}"
+            cause = missing_cause(missing)
         fused = [k for k in extra if described["param_shapes"].get(k) == [2 * INTERMEDIATE, HIDDEN]]
         if block.name == "GLU" and "Wv.weight" in missing and "Wg.weight" in missing and fused:
             hint = (f"{fused[0]} fuses the gate and value projections into one nn.Linear(hidden_dim,"
@@ -128,9 +128,9 @@ def test_parameter_count(target, reference, block, gen, device):
     want = block.count(HIDDEN, INTERMEDIATE)
     if got != want:
         layout = layout_of(target, block)
-        cause = (f"{block.name}: no {', '.join(layout.missing)}" if layout is not None and layout.missing
+        cause = (missing_cause(layout.missing) if layout is not None and layout.missing
                  else extra_cause(block, layout) if layout is not None and layout.extra
-                 else f"{block.name}: parameter count")
+                 else "parameter count")
         fail(f"{where(target, block, block.init_todo, '__init__')}: {block.name}(hidden_dim={HIDDEN},"
              f" intermediate_dim={INTERMEDIATE}) has {got} parameters,"
              f" expected {block.count_formula} = {want}: one weight matrix per layer plus a bias each,"
@@ -163,7 +163,7 @@ def test_dtype_kept(target, reference, block, gen, dtype, device):
     got = evidence["out"].dtype
     if got != dtype:
         fail(f"{forward_where(target, block)} turned {dtype} input (with a {dtype} block) into {got} output:"
-             f" {DTYPE_HINT}")
+             f" {DTYPE_HINT}", cause="output dtype", todo=block.forward_todo)
     expect_block_output(target, reference, block, weights, x,
                         f"{forward_where(target, block)} with {dtype}: the output dtype is right", device)
     # Training mode too: a hand-made dropout mask with a fixed dtype (.float()) promotes the output there only.
@@ -172,7 +172,7 @@ def test_dtype_kept(target, reference, block, gen, dtype, device):
     if got != dtype:
         fail(f"{forward_where(target, block)} in training mode with dropout={P} turned {dtype} input into {got}"
              " output: make the dropout mask in the output's dtype (torch.rand_like(y) or nn.Dropout),"
-             " not with .float()")
+             " not with .float()", cause="dropout mask dtype", todo=block.forward_todo)
 
 
 @pytest.mark.points(1)
@@ -206,9 +206,9 @@ def test_parity_with_reference(target, reference, block, gen, activation, device
     if out.shape != ref.shape:
         hint = (LEADING_DIMS_HINT if out.shape[-1:] == ref.shape[-1:] else
                 "the output's last dimension must be hidden_dim: Wo maps intermediate_dim back to hidden_dim")
-        cause = f"{block.name}: output shape"
+        cause = "output shape"
     elif out.dtype != ref.dtype:
-        hint, cause = DTYPE_HINT, f"{block.name}: output dtype"
+        hint, cause = DTYPE_HINT, "output dtype"
     else:
         found = parity_diagnosis(target, reference, block, weights, x, out, ref, activation)
         if found.in_init:
@@ -216,7 +216,7 @@ def test_parity_with_reference(target, reference, block, gen, activation, device
         if found.certain or not is_close(out, ref, 1e-9, 1e-10):
             cause, hint = found.cause, found.hint
             if not found.certain and float32_close(out, ref):
-                cause, hint = f"{block.name}: computes in float32", float32_hint(f"{block.name}.forward")
+                cause, hint = "computes in float32", float32_hint(f"{block.name}.forward")
             if found.certain:
                 fail(f"{where(target, block, todo, method)} with activation_fn={activation or 'default (nn.GELU)'}"
                      f" differs from the reference: {hint}", cause=cause, todo=todo)
@@ -240,7 +240,7 @@ def test_gradients(target, reference, block, gen, device):
     if absent:
         fail(f"{where(target, block, block.init_todo, '__init__')}: the block has no {', '.join(absent)}, so"
              " there is no gradient of it to check; build every layer as nn.Linear(..., bias=True), the default",
-             cause=f"{block.name}: no {', '.join(absent)}", todo=block.init_todo)
+             cause=missing_cause(absent), todo=block.init_todo)
     cut = [name for name in want["grads"] if got["grads"][name] is None]
     if cut:
         fail(f"{forward_where(target, block)}: " + detached.format(name=", ".join(cut)))
@@ -248,7 +248,7 @@ def test_gradients(target, reference, block, gen, device):
     if is_close(got["out"], want["out"], 1e-9, 1e-10):
         hint = "the forward output matches, so look for an op that is not differentiable as written"
     elif float32_close(got["out"], want["out"]) and got["out"].dtype == want["out"].dtype:
-        hint, cause = float32_hint(f"{block.name}.forward"), f"{block.name}: computes in float32"
+        hint, cause = float32_hint(f"{block.name}.forward"), "computes in float32"
     else:
         wrong = [name for name, grad in [("x", want["grad_x"]), *want["grads"].items()]
                  if not is_close(got["grad_x"] if name == "x" else got["grads"][name], grad, 1e-9, 1e-10)]
@@ -347,22 +347,25 @@ def test_dropout_share_of_zeros(target, reference, block, gen, device):
         return
     if share == 0 and is_close(out, clean, 1e-9, 1e-10):
         fail(f"{fw} with dropout={P} in training mode changed nothing: create the dropout"
-             f" module with rate `dropout` in __init__ ({block.init_todo}) and apply it last in forward")
+             f" module with rate `dropout` in __init__ ({block.init_todo}) and apply it last in forward",
+             cause="dropout never applied")
     # x + dropout(y) has no zeros, but out - x has exactly the dropped ones.
     if abs(((out - x) == 0).double().mean().item() - P) <= bound:
         fail(f"{fw} with dropout={P}: out - x has the expected share of zeros, so the block adds its input x"
              " after dropout: the residual connection belongs outside the block; dropout(Wo(...)) is the"
-             " whole output")
+             " whole output", cause="residual inside block")
     if share < P / 10 and not is_close(out, clean, 1e-9, 1e-10):
         fail(f"{fw} with dropout={P}: the output changed but has almost no exact zeros ({share:.3f}):"
              " dropout is applied earlier in the block (to x or to the hidden activations, before Wo);"
-             " it belongs after Wo, on the block's output")
+             " it belongs after Wo, on the block's output", cause="dropout not last", todo=block.forward_todo)
     if abs(share - (1 - P)) <= bound:
         fail(f"{fw} with dropout={P}: {share:.3f} of the outputs are exactly zero, that is 1 - p: the rate"
-             f" is the share dropped, not kept; pass it unchanged, nn.Dropout(dropout) ({block.init_todo})")
+             f" is the share dropped, not kept; pass it unchanged, nn.Dropout(dropout) ({block.init_todo})",
+             cause="dropout rate is the share kept", todo=block.init_todo)
     if abs(share - 0.5) <= bound:
         fail(f"{fw} with dropout={P}: {share:.3f} of the outputs are exactly zero, as with nn.Dropout()'s"
-             f" default rate 0.5: pass the rate, nn.Dropout(dropout), in __init__ ({block.init_todo})")
+             f" default rate 0.5: pass the rate, nn.Dropout(dropout), in __init__ ({block.init_todo})",
+             cause="dropout rate ignored", todo=block.init_todo)
     fail(f"{fw} with dropout={P}: {share:.3f} of the outputs are exactly zero, expected"
          f" {P} +- {bound:.3f}; is the rate passed through unchanged (p is the share dropped, not kept)?")
 
@@ -374,7 +377,9 @@ def test_dropout_kept_outputs_scaled(target, reference, block, gen, device):
     expect_shape(out.shape, clean.shape, f"{fw} in training mode")
     kept = out != 0
     if kept.all():
-        fail(f"{fw} with dropout={P} dropped no outputs; test_dropout_share_of_zeros says why")
+        premise = f"test_dropout_share_of_zeros[{block.name}]"
+        fail(f"{fw} with dropout={P} dropped no outputs, so which outputs it kept cannot be told: this counts once"
+             f" {premise} passes, which says why", waits_on=premise, todo=block.forward_todo)
     scaled = clean[kept] / (1 - P)
     # Judged at the precision the block computes in: a float64 block that computes or returns float32
     # (its every output a float32 number, or a float32 tensor) rounds the scaling there too; that cast
@@ -383,7 +388,8 @@ def test_dropout_kept_outputs_scaled(target, reference, block, gen, device):
     rtol = 1e-6 if in_float32 else 1e-9
     if is_close(out[kept], clean[kept], rtol, 1e-10):
         fail(f"{fw} with dropout={P}: kept outputs equal the eval output, but training-mode"
-             f" dropout scales them by 1/(1-p) = {1 / (1 - P):.4f} so the expected value is unchanged")
+             f" dropout scales them by 1/(1-p) = {1 / (1 - P):.4f} so the expected value is unchanged",
+             cause="dropout not scaled", todo=block.forward_todo)
     hint = "each kept output must equal the eval-mode output divided by (1 - p); is dropout the last step?"
     if out.dtype != clean.dtype:
         hint = f"{DTYPE_HINT} (test_dtype_kept)"

@@ -95,7 +95,7 @@ def judge_layout(kernels, op: str, evidence: dict, gate, value, grad_out, layout
             fail(f"{kernel_where(kernels, op)} on {layout} inputs (grad_out {grad_out_layout}): its {name} differs from"
                  f" its own on the same numbers laid out contiguously [{describe_mismatch(evidence[name], own[name])}]:"
                  " address every tensor with its own row stride (X_ptr + row * X_row_stride + cols), never another's"
-                 f" or the row length{memory_map(evidence, op, name)}", cause=f"{op}: layout", todo=KERNEL[op][1])
+                 f" or the row length{memory_map(evidence, op, name)}", cause="layout", todo=KERNEL[op][1])
 
 
 # ----------------------------------------------------------------------------- the backward kernel
@@ -190,13 +190,13 @@ def test_kernels_launched(target, kernels, gen, op, case, device):
                 f" stub's launch code runs it on the same {layout} {dtype} inputs")
         unwritten = unwritten_hint(got, want, layout)
         if unwritten:
-            fail(f"{what}: {unwritten}{memory_map(evidence, op, name)}", cause=f"{FUNCTION[op]}: launch")
+            fail(f"{what}: {unwritten}{memory_map(evidence, op, name)}", cause="launch")
         left = int((want.isnan() & ~got.isnan()).sum())
         if left:
             fail(f"{what} (there the kernel leaves {left} of {want.numel()} elements unwritten): the values must be"
                  " the kernel's, computed by the kernel, not by PyTorch")
         fail(f"{what} [{describe_mismatch(got, want)}]: return the tensor the kernel wrote, and launch it as the"
-             " stub's launch code does" + memory_map(evidence, op, name), cause=f"{FUNCTION[op]}: launch")
+             " stub's launch code does" + memory_map(evidence, op, name), cause="launch")
     expect_stand_in_followed(target, followed, op, FUNCTION[op], coefficients, KERNEL[op][1],
                              evidence.get("foreign_kernels"))
 
@@ -243,7 +243,7 @@ def test_inputs_unmodified(target, kernels, gen, op, layout, device):
              f" inputs): allocate new tensors for the results and store only through the output pointer(s)"
              f" ({kernel_where(target, op)}). The caller still owns its inputs: autograd saved gate and value"
              f" for the backward, and a second backward (retain_graph=True) would read the overwritten values"
-             + kernel_map.inputs_stored(evidence.get("maps"), KERNEL_INPUTS[op]), cause=f"{FUNCTION[op]}: inputs changed")
+             + kernel_map.inputs_stored(evidence.get("maps"), KERNEL_INPUTS[op]), cause="inputs changed")
     if evidence["guards_touched"]:
         fail(f"{kernel_where(target, op)} wrote next to its inputs ({', '.join(evidence['guards_touched'])}):"
              " missing mask on tl.store, or a store through the wrong pointer")

@@ -20,7 +20,7 @@ from tests.kernel_target import rests_on  # noqa: E402
 from tests.seam import error_fields, format_error  # noqa: E402
 from grader.kernels import maps as kernel_map  # noqa: E402
 from tests.swiglu_diagnosis import (KERNEL_INPUTS, bounds_mode, computes_float64_in_float32,  # noqa: E402
-                                    expect_swiglu_works, kernel_verdict)
+                                    autograd_verdict, expect_swiglu_works, kernel_verdict)
 from tests.swiglu_support import (backward_formula, draw, eager_backward, EXERCISE, expect_stand_in_followed,  # noqa: E402
                                   follows, GATE_SCALE, roughly, stand_in_coefficients, tolerance, unwritten_hint)
 
@@ -66,16 +66,18 @@ def check_autograd(target, evidence: dict, grad_out, gate, value, swapped: tuple
         got = evidence[name]
         expect_shape(got.shape, gate.shape, f"the gradient {name} from swiglu(...).backward()")
         tol = tolerance(gate.dtype, want, by_eager)
-        hint = ""
+        hint, cause = "", "unexplained"
         if bool(rounding_errors(got, want, **tol).any()):
             if roughly(evidence["grad_gate"], want_value) and roughly(evidence["grad_value"], want_gate):
                 hint = ("the gradients come back swapped: SwiGLUFunction.backward returns them in the order of"
                         f" forward's inputs, (grad_gate, grad_value) (TODO 4 in {here})")
+                cause = "gradients returned swapped"
             elif (roughly(evidence["grad_gate"], backward_formula(grad_out, value, gate)[0])
                   and roughly(evidence["grad_value"], backward_formula(grad_out, value, gate)[1])):
                 hint = ("swiglu_backward got gate and value swapped: SwiGLUFunction.backward must unpack"
                         " ctx.saved_tensors in the order forward saved them (TODO 3 and TODO 4 in"
                         f" {here})")
+                cause = "saved tensors unpacked swapped"
             elif kernels is not None and gate.dtype == torch.float32 and not kernel_verdict(kernels, "backward", device):
                 hint = unwritten_hint(got, want) or (
                     "the backward kernel is right on its own (test_backward_float32 passes), so look at the wiring:"
@@ -85,7 +87,7 @@ def check_autograd(target, evidence: dict, grad_out, gate, value, swapped: tuple
                 hint = unwritten_hint(got, want) or ("test_backward_float32 and test_backward_16bit check the kernel"
                                                      " alone; fix those first")
         hint += kernel_map.explain(evidence.get("backward_maps"), f"{name}_ptr", KERNEL_INPUTS["backward"], elementwise=True)
-        expect_rounded(got, want, f"swiglu: {name} by autograd in {gate.dtype}", hint, **tol)
+        expect_rounded(got, want, f"swiglu: {name} by autograd in {gate.dtype}", hint, cause=cause, **tol)
 
 
 def autograd_with_stand_ins(target, gen, gate, value, grad_out, device, bounds: str) -> tuple[dict, dict]:
@@ -148,6 +150,11 @@ def test_gradcheck_float64(target, kernels, gen, device):
                  " results are off by float32 roundings, and finite differences in float64 need float64 arithmetic:"
                  " convert everything you load with .to(COMPUTE_DTYPE), which is float64 for float64 tensors, never"
                  " to a fixed tl.float32 (TODO 1 and TODO 2)", cause="kernels compute float64 in float32", todo="TODO 1")
+        if not kernel_verdict(kernels, "backward", device) and autograd_verdict(target, kernels, device):
+            # The same wiring mistake test_autograd_gradients names (gradients returned swapped, say): one cause.
+            fail(f"torch.autograd.gradcheck(swiglu, (gate, value)) in float64 failed: {said}. This counts once"
+                 " test_autograd_gradients[float32] passes, which says what is wrong with the gradients",
+                 waits_on="test_autograd_gradients[float32]", todo="TODO 4")
         if not kernel_verdict(kernels, "backward", device):
             fail(f"torch.autograd.gradcheck(swiglu, (gate, value)) in float64 failed: {said}. The backward kernel is"
                  " right on its own (test_backward_float32 passes), so look at the wiring: what"
