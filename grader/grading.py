@@ -26,7 +26,7 @@ from pathlib import Path
 
 from grader.paths import KERNEL_MAPS_ENV, REFERENCE, REPO, SNAPSHOT_SEED, reference_present
 from grader.probes.safe_text import printable
-from grader.results import FIELDS, KINDS, BonusRule, Grade, TestResult
+from grader.results import FIELDS, KINDS, BonusRule, Fields, Grade, Kind, TestResult
 from grader.sandbox import SANDBOX_ENV, SANDBOX_STARTED_ENV, Limits, become_subreaper, kill_group, kill_strays, spawn
 from grader.submission_files import SubmissionFiles, read_submission
 from grader.tasks import SUITES, TASK_TITLES
@@ -330,10 +330,12 @@ def _fields(result: dict) -> dict[str, str]:
     """A result's structured fields (grader/results.py), as the suites set them; a kind that does not go
     with the outcome (a failed test said to have passed) is the outcome's plain kind."""
     fields = {name: printable(str(result["fields"].get(name, ""))) for name in FIELDS}
-    plain = {"passed": "passed", "skipped": "skipped"}.get(result["status"], "failed")
-    if fields["kind"] not in KINDS or (fields["kind"] in ("passed", "skipped")) != (plain != "failed") or (
-            plain != "failed" and fields["kind"] != plain):
-        fields["kind"] = plain
-    if fields["kind"] == "failed" and not fields["cause"]:
+    plain = {"passed": Kind.PASSED, "skipped": Kind.SKIPPED}.get(result["status"], Kind.FAILED)
+    # What the run reports is untrusted: a kind that is not one, or does not go with the outcome, is the
+    # outcome's plain kind (the suites' own fail() cannot make a bad kind: Fields refuses it).
+    if fields["kind"] not in KINDS or (fields["kind"] in (Kind.PASSED, Kind.SKIPPED)) != (plain != Kind.FAILED) or (
+            plain != Kind.FAILED and fields["kind"] != plain):
+        fields["kind"] = plain.value
+    if fields["kind"] == Kind.FAILED and not fields["cause"]:
         fields["cause"] = "unexplained"
-    return fields
+    return Fields(**fields).as_dict()

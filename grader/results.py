@@ -9,15 +9,45 @@ machines (``kind``, ``cause``, ``todo``, ``waits_on``), which the test itself se
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from enum import Enum
 
 from grader.tasks import TASK_TITLES
 
-# What became of a test: it passed; it failed on its own property; it waits for another test whose
-# failure is its premise; the code it needs is still a stub; a file it needs was not handed in; it
-# was not run because earlier calls used up the task's time; or it was skipped on this machine.
-KINDS = ("passed", "failed", "waits", "not_implemented", "not_handed_in", "out_of_time", "skipped")
-FIELDS = ("kind", "cause", "todo", "waits_on")  # the structured fields of a result, all strings
+
+class Kind(str, Enum):
+    """What became of a test: it passed; it failed on its own property; it waits for another test whose
+    failure is its premise; the code it needs is still a stub; a file it needs was not handed in; it
+    was not run because earlier calls used up the task's time; or it was skipped on this machine."""
+    PASSED = "passed"
+    FAILED = "failed"
+    WAITS = "waits"
+    NOT_IMPLEMENTED = "not_implemented"
+    NOT_HANDED_IN = "not_handed_in"
+    OUT_OF_TIME = "out_of_time"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class Fields:
+    """A test's verdict for machines, as the test itself sets it (``tests/checks.py``'s ``fail``): the one
+    definition the suites, the plugin, the grade and every report share. A kind that is not a ``Kind``
+    is an error here, never a silent "failed"."""
+    kind: Kind
+    cause: str = ""     # a stable id of what went wrong ("unexplained" when no test knows): no numbers in it
+    todo: str = ""      # the TODO it points at, where the test knows it
+    waits_on: str = ""  # for kind "waits": the test whose failure this one waits for
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", Kind(self.kind))  # ValueError for a kind that is not one
+
+    def as_dict(self) -> dict[str, str]:
+        """As a test's report and the results file carry it: strings only."""
+        return {**asdict(self), "kind": self.kind.value}
+
+
+KINDS = tuple(kind.value for kind in Kind)
+FIELDS = tuple(f.name for f in fields(Fields))  # the structured fields of a result, all strings
 
 
 @dataclass

@@ -287,3 +287,17 @@ def test_a_crash_in_an_isolated_exercise_is_one_error(tmp_path):
         assert backend.call("mlp_block", "describe_block", cls_name="MLP", ctor=ctor)["param_count"] == 212
     finally:
         backend.backend_for("triton_swiglu").close()
+
+
+def test_a_kind_that_is_not_one_is_an_error():
+    """The verdict's fields have one definition (grader/results.py's Fields): a mistyped kind in a suite
+    is an error where it is made, never a silent "failed"."""
+    from grader.results import Fields
+    from tests.checks import fail
+
+    with pytest.raises(ValueError, match="not a valid Kind"):
+        Fields("faild", "a cause")
+    with pytest.raises(ValueError, match="not a valid Kind"):
+        fail("a message", kind="waits_for")
+    assert Fields("waits", "cause", "TODO 1", "test_x").as_dict() == {
+        "kind": "waits", "cause": "cause", "todo": "TODO 1", "waits_on": "test_x"}

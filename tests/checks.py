@@ -14,6 +14,8 @@ from typing import Callable, NoReturn, Sequence
 import pytest
 import torch
 
+from grader.results import Fields, Kind
+
 
 class Verdict(pytest.fail.Exception):
     """A failed test: the message for the student, and the fields the grader and the reports read
@@ -27,25 +29,26 @@ class Verdict(pytest.fail.Exception):
         self.fields = fields
 
 
-def fail(message: str, *, cause: str = "unexplained", todo: str = "", waits_on: str = "", kind: str = "") -> NoReturn:
+def fail(message: str, *, cause: str = "unexplained", todo: str = "", waits_on: str = "",
+         kind: Kind | None = None) -> NoReturn:
     """Fail with just the message: the student reads a hint, not a traceback into the suite.
 
     ``cause``: a stable id of the mistake where the test knows it (the same for every test it fails,
     whatever the numbers in the message); ``todo``: the TODO to look at; ``waits_on``: the test whose
-    failure is this test's premise (the kind is then "waits"); ``kind``: see grader/results.py."""
-    kind = kind or ("waits" if waits_on else "failed")
-    raise Verdict(message, {"kind": kind, "cause": cause, "todo": todo, "waits_on": waits_on})
+    failure is this test's premise (the kind is then "waits"); ``kind``: see grader/results.py's Kind."""
+    kind = kind or (Kind.WAITS if waits_on else Kind.FAILED)
+    raise Verdict(message, Fields(kind, cause, todo, waits_on).as_dict())
 
 
 def verdict_fields(excinfo: pytest.ExceptionInfo | None, passed: bool, skipped: bool) -> dict[str, str]:
     """The structured fields of a test's outcome: the Verdict's, or what a plain outcome says."""
     if passed:
-        return {"kind": "passed", "cause": "", "todo": "", "waits_on": ""}
+        return Fields(Kind.PASSED).as_dict()
     if skipped:
-        return {"kind": "skipped", "cause": "", "todo": "", "waits_on": ""}
+        return Fields(Kind.SKIPPED).as_dict()
     if excinfo is not None and isinstance(excinfo.value, Verdict):
         return excinfo.value.fields
-    return {"kind": "failed", "cause": "unexplained", "todo": "", "waits_on": ""}
+    return Fields(Kind.FAILED, "unexplained").as_dict()
 
 
 def describe_mismatch(got: torch.Tensor, want: torch.Tensor, rtol: float = 0.0, atol: float = 0.0) -> str:

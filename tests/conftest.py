@@ -20,6 +20,7 @@ from grader.kernels.pictures import clear_pictures
 from grader.paths import reference_present
 from grader.plugin import STARTED_CHILDREN
 from grader.probes.safe_text import shorten
+from grader.results import Kind
 from tests.checks import verdict_fields
 from grader.tasks import TASK_NAMES as TASKS
 from grader.tasks import TASKS as TASK_LIST
@@ -111,12 +112,12 @@ def summary_by_cause(reports: list) -> list[str]:
     waiting = []
     for report in reports:
         fields = dict(report.user_properties)
-        if fields.get("kind") == "waits":
+        if fields.get("kind") == Kind.WAITS:
             waiting.append((report, fields))
             continue
         cause = fields.get("cause") or "unexplained"
         causes.setdefault(report.nodeid if cause == "unexplained" else cause, []).append(report)
-    order = sorted(causes.values(), key=lambda group: dict(group[0].user_properties).get("kind") == "out_of_time")
+    order = sorted(causes.values(), key=lambda group: dict(group[0].user_properties).get("kind") == Kind.OUT_OF_TIME)
     lines = []
     for number, group in enumerate(order, 1):
         message = " ".join(str(getattr(group[0], "longreprtext", "")).removeprefix("Failed: ").split())

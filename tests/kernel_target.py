@@ -24,6 +24,7 @@ import pytest
 import torch
 
 from grader.backend import Backend
+from grader.results import Kind
 from grader.kernels.source import KernelExercise, assemble_file
 from tests.checks import Verdict
 from tests.seam import SANDBOX_PREFIX, Target, exercise_file, make_backend, target_name
@@ -157,7 +158,7 @@ def rests_on(premise: Callable[[dict], None], counts_once: bool = True, alone: b
             try:
                 test(**arguments)
             except Verdict as failure:
-                if failure.fields["kind"] == "failed":
+                if failure.fields["kind"] == Kind.FAILED:
                     check(arguments)
                 raise
             except Exception:  # the suite met what it did not expect (NaN where a value belongs): premise first

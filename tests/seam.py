@@ -35,6 +35,8 @@ import pytest
 from grader.backend import Backend
 from grader.paths import EXERCISES, SNAPSHOT_SEED, display_path, reference_file, reference_present
 from grader.tasks import TRITON_EXERCISES
+from grader.results import Fields, Kind
+from grader.probes.stages import imported_file
 from tests.checks import fail
 
 TARGET_ENV = "EXERCISE_TARGET"
@@ -150,7 +152,7 @@ def format_error(error: dict) -> str:
         return f"not implemented yet: {error['message'] or error['stage']}"
     if error.get("as_is") or error.get("empty_file") is True:  # already one line for the student, about the file
         return error["message"]
-    if error["stage"].startswith("import "):
+    if imported_file(error["stage"]) is not None:
         where = f" ({error['where']})" if error.get("where") else ""
         return f"could not {error['stage']}: {error['type']}: {error['message']}{where}"
     where = f" at {error['where']}" if error.get("where") else ""
@@ -169,19 +171,19 @@ def error_fields(error: dict) -> dict[str, str]:
     stage = str(error.get("stage", ""))
     if error.get("not_implemented"):
         # One raise statement of the stub is one cause, whichever method or test reached it.
-        return {"kind": "not_implemented", "cause": f"not implemented: {error.get('where') or stage}"}
+        return Fields(Kind.NOT_IMPLEMENTED, f"not implemented: {error.get('where') or stage}").as_dict()
     if error.get("out_of_time"):
-        return {"kind": "out_of_time", "cause": "out of time"}
+        return Fields(Kind.OUT_OF_TIME, "out of time").as_dict()
     if error.get("empty_file") is True:  # one cause for every test of the file: the file, not a function
-        return {"kind": "failed", "cause": "empty file"}
-    if error.get("type") == "FileNotFoundError" and stage.startswith("import "):
-        return not_handed_in(stage.removeprefix("import "))
-    return {"kind": "failed", "cause": f"{error.get('type', 'error')} in {stage}"}
+        return Fields(Kind.FAILED, "empty file").as_dict()
+    if error.get("type") == "FileNotFoundError" and imported_file(stage) is not None:
+        return not_handed_in(imported_file(stage))
+    return Fields(Kind.FAILED, f"{error.get('type', 'error')} in {stage}").as_dict()
 
 
 def not_handed_in(file: str) -> dict[str, str]:
     """The fields of every failure of a task whose exercise file is not there: one cause, nothing waits."""
-    return {"kind": "not_handed_in", "cause": f"not handed in: {file}", "todo": "", "waits_on": ""}
+    return Fields(Kind.NOT_HANDED_IN, f"not handed in: {file}").as_dict()
 
 
 def handed_in(target: str, exercise: str) -> bool:

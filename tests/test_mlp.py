@@ -340,15 +340,13 @@ def test_dropout_share_of_zeros(target, reference, block, gen, device):
     out, clean, weights, x = dropout_run(target, reference, block, gen, device)
     fw = forward_where(target, block)
     expect_shape(out.shape, clean.shape, f"{fw} in training mode")
-    n = out.numel()
     share = (out == 0).double().mean().item()
-    bound = 6 * math.sqrt(P * (1 - P) / n)  # six standard deviations of a binomial share
+    bound = 6 * math.sqrt(P * (1 - P) / out.numel())  # six standard deviations of a binomial share
     if abs(share - P) <= bound:
         return
     if share == 0 and is_close(out, clean, 1e-9, 1e-10):
-        fail(f"{fw} with dropout={P} in training mode changed nothing: create the dropout"
-             f" module with rate `dropout` in __init__ ({block.init_todo}) and apply it last in forward",
-             cause="dropout never applied")
+        fail(f"{fw} with dropout={P} in training mode changed nothing: create the dropout module with rate"
+             f" `dropout` in __init__ ({block.init_todo}) and apply it last in forward", cause="dropout never applied")
     # x + dropout(y) has no zeros, but out - x has exactly the dropped ones.
     if abs(((out - x) == 0).double().mean().item() - P) <= bound:
         fail(f"{fw} with dropout={P}: out - x has the expected share of zeros, so the block adds its input x"
@@ -377,9 +375,8 @@ def test_dropout_kept_outputs_scaled(target, reference, block, gen, device):
     expect_shape(out.shape, clean.shape, f"{fw} in training mode")
     kept = out != 0
     if kept.all():
-        premise = f"test_dropout_share_of_zeros[{block.name}]"
-        fail(f"{fw} with dropout={P} dropped no outputs, so which outputs it kept cannot be told: this counts once"
-             f" {premise} passes, which says why", waits_on=premise, todo=block.forward_todo)
+        fail(f"{fw} with dropout={P} dropped no outputs, so which it kept cannot be told: this counts once"
+             f" test_dropout_share_of_zeros passes, which says why", waits_on=f"test_dropout_share_of_zeros[{block.name}]")
     scaled = clean[kept] / (1 - P)
     # Judged at the precision the block computes in: a float64 block that computes or returns float32
     # (its every output a float32 number, or a float32 tensor) rounds the scaling there too; that cast

@@ -15,10 +15,10 @@ pytest.importorskip(
                      " cannot run on macOS or Windows (the other suites do)")
 
 from tests.checks import fail  # noqa: E402
-from tests.gated_support import (check_launch, check_launch_float64, expect_follows_stand_in,  # noqa: E402
-                                 expect_from_kernel, expect_kernel_takes_weight_strides, expect_launch_premise,
-                                 expect_launch_works, INTERMEDIATE, inputs, KERNEL, project, waits_on,
-                                 WHOLE_K_HIDDEN)
+from tests.gated_launch import (check_launch, check_launch_float64, expect_follows_stand_in,  # noqa: E402
+                                expect_from_kernel, expect_launch_premise, expect_launch_works)
+from tests.gated_support import (expect_kernel_takes_weight_strides, INTERMEDIATE, inputs, KERNEL,  # noqa: E402
+                                 project, waits_on, WHOLE_K_HIDDEN)
 
 pytestmark = pytest.mark.gated
 

@@ -115,6 +115,7 @@ def main() -> None:
         os.environ["TRITON_INTERPRET"] = "1"
 
     from grader import probes
+    from grader.probes.stages import import_stage
 
     current = {"stage": ""}
 
@@ -138,18 +139,18 @@ def main() -> None:
             request = json.loads(payload)
             exercise, display = request["exercise"], request["display"]
             displays[exercise] = display
-            channel.write(b"S", f"import {display}".encode())
+            channel.write(b"S", import_stage(display).encode())
             evidence: dict = {}
             if not os.path.isfile(request["path"]):
                 missing = FileNotFoundError(f"no file {display} in the submission")
                 modules[exercise] = missing
-                evidence = {"error": dict(probes.describe_exception(f"import {display}", missing), where="")}
+                evidence = {"error": dict(probes.describe_exception(import_stage(display), missing), where="")}
             else:
                 try:
                     modules[exercise] = probes.load_module(request["path"], request["module"])
                 except BaseException as exc:  # SystemExit and KeyboardInterrupt at import are errors too
                     modules[exercise] = exc
-                    evidence = {"error": probes.describe_exception(f"import {display}", exc)}
+                    evidence = {"error": probes.describe_exception(import_stage(display), exc)}
             _reply(channel, evidence)
         elif kind == b"C":
             request = torch.load(io.BytesIO(payload), weights_only=True)

@@ -10,6 +10,7 @@ import sys
 from types import ModuleType
 
 from grader.probes.core import PROBES, CodeUnderTestError, describe_exception
+from grader.probes.stages import import_stage
 from grader.probes.triton_watch import StandIns, guard_triton_launches, use_triton_interpreter_without_gpu
 
 
@@ -36,7 +37,7 @@ def call(module_or_error: ModuleType | BaseException, stage_name: str, probe_nam
     ``stand_ins`` (any probe): while it runs, launches of the module's exercise kernels run the grader's
     stand-ins instead (``grader/probes/stand_ins.py``, with these coefficients)."""
     if isinstance(module_or_error, BaseException):
-        return {"error": describe_exception(f"import {stage_name}", module_or_error)}
+        return {"error": describe_exception(import_stage(stage_name), module_or_error)}
     stand_ins = kwargs.pop("stand_ins", None)
     try:
         if stand_ins is None:

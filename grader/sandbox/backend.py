@@ -22,6 +22,7 @@ from grader.sandbox.limits import GraderError, Limits, SANDBOX_ENV, SANDBOX_MODE
 from grader.sandbox.launch import ChildFailure, ChildProcess, Plan
 from grader.sandbox.starting import ChildStarter
 from grader.sandbox.submission import ChildCgroups, Submission, end_submissions, shared_submission
+from grader.probes.stages import import_stage
 
 
 # --------------------------------------------------------------------------------- the backend
@@ -236,14 +237,14 @@ class ChildBackend(ChildStarter, Backend):
         request = {"exercise": exercise, "path": self._path_for_child(exercise),
                    "module": self._module_name(exercise), "display": display}
         try:
-            payload = self._exchange(b"L", json.dumps(request).encode(), f"import {display}")
+            payload = self._exchange(b"L", json.dumps(request).encode(), import_stage(display))
         except ChildFailure as failure:
             # Importing it hung or killed the process: doing it again would only do that again.
             self._discard_child()
-            self._import_failures[exercise] = _error(f"import {display}", failure.kind, failure.message,
+            self._import_failures[exercise] = _error(import_stage(display), failure.kind, failure.message,
                                                      failure.out_of_time)
             return self._import_failures[exercise]
-        evidence = self._judge_reply(payload, f"import {display}", 0)
+        evidence = self._judge_reply(payload, import_stage(display), 0)
         if "error" in evidence:
             self._import_failures[exercise] = evidence
             return evidence

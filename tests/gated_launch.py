@@ -1,0 +1,180 @@
+"""The fused gated-MLP suites' judges of what is built on the kernel: the launch code's verdicts (TODO 2,
+judged against the student's own kernel under the given launch code) and the stand-in kernel's check
+(whether gated_projection and the block get their result from the kernel at all).
+``tests/gated_support.py`` holds the inputs, the formula and the kernel's own verdicts."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from grader.probes import stand_in_gated
+from tests.checks import describe_mismatch, fail
+from tests.gated_support import (expect_formula, expect_kernel_responds, FLOAT32_RTOL, INTERMEDIATE, inputs, KERNEL,
+                                 kernel_verdict, project, responds_verdict, WHOLE_K_HIDDEN)
+from tests.kernel_target import verdict_data
+
+_verdicts: dict[str, str] = {}  # asked once per session, like the kernel's
+
+
+def launch_verdict(target, kernels) -> str:
+    """"" when the student's gated_projection gets the right projection from the kernel (float32 with
+    biases, on verdict_data, also with the kernel replaced by the stand-in), else the first line of why
+    not: the first part of test_kernel_does_the_work, asked once per session."""
+    if "launch" not in _verdicts:
+        try:
+            evidence = check_launch(target, kernels, verdict_data("gated launch"))
+            _verdicts["launch"] = ""
+            _verdicts["launch is the projection"] = "yes" if evidence["is_projection"] else ""
+        except pytest.fail.Exception as failure:
+            _verdicts["launch"] = str(failure).splitlines()[0] if str(failure) else "gated_projection failed"
+    return _verdicts["launch"]
+
+
+def expect_launch_premise(target, kernels, what: str) -> None:
+    """What a launch test is judged against: the kernel computes something (on x with WHOLE_K_HIDDEN
+    features), unless gated_projection returns the projection itself, from the kernel (a kernel written
+    for another grid, under a launch edited to match: the launch's property holds whatever the kernel's)."""
+    if responds_verdict(kernels, WHOLE_K_HIDDEN) and not (
+            not launch_verdict(target, kernels) and _verdicts.get("launch is the projection")):
+        expect_kernel_responds(kernels, what, WHOLE_K_HIDDEN)
+
+
+def check_launch(target, kernels, gen: torch.Generator) -> dict:
+    """gated_projection returns what the kernel computes (in float32), and its result follows the stand-in
+    (TODO 2). ``is_projection`` in what it returns: whether that result is the projection itself."""
+    case = inputs(gen, hidden=WHOLE_K_HIDDEN)
+    evidence = project(target, case, "gelu")
+    expect_from_kernel(evidence["out"], case, "gelu", kernels, "gated_projection (TODO 2)", maps=evidence.get("maps"))
+    expect_follows_stand_in(target, case, "gelu", "gated_projection", "TODO 2", gen)
+    return {**evidence, "is_projection": is_projection(evidence["out"], case, "gelu")}
+
+
+def expect_from_kernel(got: torch.Tensor, case: dict, activation: str, kernels, what: str, todo: str = "TODO 2",
+                       maps: dict | None = None, **options) -> None:
+    """The launch code is judged against the student's own kernel under trusted launch code, on the same
+    inputs (``options``: how the launch under test got them): the same result, to float32's rounding of
+    another summation order, is a right launch whatever the kernel computes. Where they differ, a right
+    kernel makes it the launch's mistake, told against the formula; under a wrong kernel it cannot be told
+    whose it is, so the test waits for the kernel's; unless what the launch returned is the projection
+    itself (to TF32's precision: the kernel's own tests charge that), as when a kernel written for another
+    grid is launched on the grid it was written for: the launch's property holds, whatever the kernel's."""
+    own = project(kernels, case, activation)["out"]
+    flat = got.reshape(-1, got.shape[-1]) if got.dim() > 2 else got
+    if flat.shape == own.shape and flat.dtype == own.dtype and torch.allclose(
+            flat.double(), own.double(), rtol=FLOAT32_RTOL, atol=FLOAT32_RTOL * max(own.abs().nan_to_num().max().item(), 1e-30),
+            equal_nan=True):
+        return
+    verdict = kernel_verdict(kernels)
+    if verdict and is_projection(flat, case, activation):
+        return
+    if verdict:
+        fail(f"{what} differs from what {KERNEL} computes under the grader's launch code, and the kernel is not"
+             f" right yet, so whether the launch or the kernel is at fault cannot be told: this counts once"
+             f" test_forward_float32 passes (TODO 1); {verdict}", waits_on="test_forward_float32[silu]", todo="TODO 1")
+    expect_formula(flat, case, activation, what, FLOAT32_RTOL, FLOAT32_RTOL, maps, todo=todo.split(":")[0])
+
+
+def is_projection(got: torch.Tensor, case: dict, activation: str) -> bool:
+    """``got`` is act(x Wg^T + bg) * (x Wv^T + bv) in x's dtype, to float32's precision or TF32's."""
+    if got.shape != (case["x"].shape[0], INTERMEDIATE) or got.dtype != case["x"].dtype:
+        return False
+    try:
+        expect_formula(got, case, activation, "", FLOAT32_RTOL, FLOAT32_RTOL)
+    except pytest.fail.Exception:
+        return False
+    return True
+
+
+def check_launch_float64(target, gen: torch.Generator) -> None:
+    """In float64, without biases, the launch asks for float64 sums and HAS_BIAS=False (TODO 2)."""
+    expect_follows_stand_in(target, inputs(gen, torch.float64, bias=False, hidden=WHOLE_K_HIDDEN), "relu",
+                            "gated_projection in float64 without biases", "TODO 2", gen)
+
+
+def expect_launch_works(target, kernels, what: str) -> None:
+    """The premises of the tests built on gated_projection: the kernel computes (TODO 1), and
+    gated_projection gets its result from it (TODO 2), on x with WHOLE_K_HIDDEN features. Each failing
+    premise is charged by its own test."""
+    expect_launch_premise(target, kernels, what)
+    verdict = launch_verdict(target, kernels)
+    if verdict:
+        fail(f"{what}: this counts once gated_projection gets the projection from {KERNEL} (TODO 2;"
+             f" test_kernel_does_the_work passes); it does not yet: {verdict}", waits_on="test_kernel_does_the_work",
+             todo="TODO 2")
+
+
+def expect_launch_uses_kernel(target, kernels, what: str) -> None:
+    """The premise of the tests of what is built on gated_projection (the backward, the block: TODO 4-5),
+    which judge it against gated_projection's own result, right or wrong: the kernel computes something
+    (TODO 1), and gated_projection's result comes from it, whatever arguments it passes (TODO 2: a launch
+    mistake is test_kernel_does_the_work's to charge). A PyTorch-only gated_projection earns them nothing."""
+    expect_launch_premise(target, kernels, what)
+    if "uses kernel" not in _verdicts:
+        gen = verdict_data("gated launch uses the kernel")
+        case = inputs(gen, hidden=WHOLE_K_HIDDEN)
+        try:
+            plain = project(target, case, "silu")["out"]
+            swapped = project(target, case, "silu", stand_ins=stand_in_coefficients(gen))["out"]
+            if swapped.shape == plain.shape and torch.equal(swapped.nan_to_num(), plain.nan_to_num()):
+                _verdicts["uses kernel"] = (f"gated_projection returns the same with {KERNEL} replaced by a stand-in:"
+                                            " its result is not the kernel's")
+            elif not torch.isfinite(plain).all():  # what is built on it would be judged on NaN
+                _verdicts["uses kernel"] = ("gated_projection's result holds elements never written (NaN, what fresh"
+                                            " memory holds in these tests)")
+            else:
+                _verdicts["uses kernel"] = ""
+        except pytest.fail.Exception as failure:
+            _verdicts["uses kernel"] = str(failure).splitlines()[0] if str(failure) else "gated_projection failed"
+    if _verdicts["uses kernel"]:
+        fail(f"{what}: this counts once gated_projection gets its result from {KERNEL} (TODO 2;"
+             f" test_kernel_does_the_work says what); it does not yet: {_verdicts['uses kernel']}",
+             waits_on="test_kernel_does_the_work", todo="TODO 2")
+
+
+# ------------------------------------------------------------------------- the stand-in kernel
+
+def stand_in_coefficients(gen: torch.Generator) -> dict:
+    """Drawn per test: no fixed answer to hard-code."""
+    a, b, c = (0.5 + torch.rand(3, generator=gen, dtype=torch.float64)).tolist()
+    return {"gated": [a, -b, c / 2]}
+
+
+def stand_in_words(coefficients: dict) -> str:
+    a, b, c = coefficients["gated"]
+    return (f"with {KERNEL} replaced by a stand-in that writes {a:.3f} * (x Wg^T + bg) {b:+.3f} * (x Wv^T + bv)"
+            f" {c:+.3f} * (1 + the activation's place in ACTIVATIONS)")
+
+
+def expect_follows_stand_in(target, case: dict, activation: str, what: str, todo: str, gen: torch.Generator,
+                            **options) -> None:
+    """Run the same call with the kernel replaced by the grader's stand-in: the result must be the
+    stand-in's, computed here from the test's own inputs (in float64: a float64 launch that asks for
+    float32 sums shows)."""
+    coefficients = stand_in_coefficients(gen)
+    got = project(target, case, activation, stand_ins=coefficients, **options)["out"]
+    x = case["x"].reshape(-1, case["x"].shape[-1])
+    want = stand_in_gated(x, case["gate_weight"], case["value_weight"], case.get("gate_bias"), case.get("value_bias"),
+                          activation, coefficients["gated"]).reshape(*case["x"].shape[:-1], -1)
+    rtol = 1e-12 if case["x"].dtype == torch.float64 else FLOAT32_RTOL
+    if got.shape == want.shape and torch.allclose(got.double(), want, rtol=rtol, atol=rtol * want.abs().max().item()):
+        return
+    if got.shape == want.shape and case["x"].dtype == torch.float64 and torch.allclose(
+            got, want, rtol=1e-5, atol=1e-5 * want.abs().max().item()):
+        fail(f"{what}: the launch asks {KERNEL} for float32 sums on float64 x (right to float32 precision only):"
+             f" pass COMPUTE_DTYPE=COMPUTE_DTYPES.get(x.dtype, tl.float32) ({todo})", cause="float32 sums for float64",
+             todo=todo.split(":")[0])
+    stand_in = stand_in_words(coefficients)
+    try:  # the launch without the stand-in, to tell "not from the kernel"; the kernel's own failure there is not this test's
+        plain = project(target, case, activation, **options)["out"]
+    except pytest.fail.Exception:
+        plain = None
+    if plain is not None and got.shape == plain.shape and torch.equal(got.nan_to_num(), plain.nan_to_num()):
+        fail(f"{what} does not get its result from {KERNEL}: {stand_in}, it returned the same as before. The"
+             f" projection must be computed by the kernel, launched once, not by PyTorch ({todo})",
+             cause="projection not from the kernel", todo=todo.split(":")[0])
+    detail = describe_mismatch(got, want, rtol, rtol * want.abs().max().item()) if got.shape == want.shape else (
+        f"shape {tuple(got.shape)}, expected {tuple(want.shape)}")
+    fail(f"{what}: {stand_in}, it returned something else [{detail}]: launch {KERNEL} with x's rows and strides,"
+         " both weights with their own strides, HAS_BIAS, the activation and COMPUTE_DTYPES.get(x.dtype,"
+         f" tl.float32), and return what it wrote ({todo})", cause="launch arguments", todo=todo.split(":")[0])
