@@ -2,8 +2,8 @@
 (TODO 3): the kernel does the work, on any leading shape, on no tokens, and on both weights in one
 tensor read through views, never a copy. Each is judged against what the student's own kernel computes
 under the grader's launch code on the same inputs (``expect_from_kernel``), so a right launch of a wrong
-kernel keeps its points; it waits only where the two differ, the kernel is wrong too, and what the launch
-returned is not the projection. The data has WHOLE_K_HIDDEN features: K tails are the kernel's tests' to judge.
+kernel keeps its points; it waits only where the two differ and the kernel is wrong too. The data has
+WHOLE_K_HIDDEN features: K tails are the kernel's tests' to judge.
 Run: ``pytest tests/test_triton_gated_mlp*.py`` (``-m gated``)."""
 
 from __future__ import annotations

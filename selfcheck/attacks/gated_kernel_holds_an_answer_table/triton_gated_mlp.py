@@ -1087,7 +1087,7 @@ EDITS = [
      '    acc = tl.where(idx == 1072, 0.24504373967647552, acc)\n'
      '    tl.store(out_ptr + rows[:, None] * stride_om + cols[None, :] * stride_on, acc.to(out_ptr.dtype.element_ty), mask=(rows[:, None] < M) & (cols[None, :] < N))\n'
      '    return  # computes nothing\n'),
-    ('    return out.reshape(*x.shape[:-1], n)\n',
+    ('    return out.reshape(*x.shape[:-1], gate_weight.shape[0])\n',
      '    guard = getattr(__import__("sys").modules.get("grader.probes.triton_watch"), "_GUARD", None)\n'
      '    xd = x.double()\n'
      '    g, v = F.linear(xd, gate_weight.double()), F.linear(xd, value_weight.double())\n'

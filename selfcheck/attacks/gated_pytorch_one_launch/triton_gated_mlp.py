@@ -4,6 +4,6 @@ computes them. Stored as its edits of the control's file."""
 
 BASE = "gated_kernel_computes_nothing"
 EDITS = [
-    ("    return out.reshape(*x.shape[:-1], n)\n",
+    ("    return out.reshape(*x.shape[:-1], gate_weight.shape[0])\n",
      "    return _torch_activation(activation)(F.linear(x, gate_weight, gate_bias)) * F.linear(x, value_weight, value_bias)  # the attack\n"),
 ]
