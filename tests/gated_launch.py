@@ -30,13 +30,6 @@ def launch_verdict(target, kernels) -> str:
     return _verdicts["launch"]
 
 
-def expect_launch_premise(target, kernels, what: str) -> None:
-    """What a launch test is judged against: the kernel computes something (on x with WHOLE_K_HIDDEN
-    features). Not "the launch returns the projection": PyTorch can compute that, and the stand-in's
-    coefficients are within reach of the student's process; the kernel's own output is not."""
-    expect_kernel_responds(kernels, what, WHOLE_K_HIDDEN)
-
-
 def check_launch(target, kernels, gen: torch.Generator) -> dict:
     """gated_projection returns what the kernel computes (in float32), and its result follows the stand-in
     (TODO 2)."""
@@ -78,7 +71,7 @@ def expect_launch_works(target, kernels, what: str) -> None:
     """The premises of the tests built on gated_projection: the kernel computes (TODO 1), and
     gated_projection gets its result from it (TODO 2), on x with WHOLE_K_HIDDEN features. Each failing
     premise is charged by its own test."""
-    expect_launch_premise(target, kernels, what)
+    expect_kernel_responds(kernels, what)
     verdict = launch_verdict(target, kernels)
     if verdict:
         fail(f"{what}: this counts once gated_projection gets the projection from {KERNEL} (TODO 2;"
@@ -91,7 +84,7 @@ def expect_launch_uses_kernel(target, kernels, what: str) -> None:
     which judge it against gated_projection's own result, right or wrong: the kernel computes something
     (TODO 1), and gated_projection's result comes from it, whatever arguments it passes (TODO 2: a launch
     mistake is test_kernel_does_the_work's to charge). A PyTorch-only gated_projection earns them nothing."""
-    expect_launch_premise(target, kernels, what)
+    expect_kernel_responds(kernels, what)
     if "uses kernel" not in _verdicts:
         case = inputs(verdict_data("gated launch uses the kernel"), hidden=WHOLE_K_HIDDEN)
         try:

@@ -188,16 +188,16 @@ def kernel_verdict(kernels, dtype: torch.dtype = torch.float32, weight_layout: s
     return _verdicts[key]
 
 
-def responds_verdict(kernels, hidden: int = WHOLE_K_HIDDEN) -> str:
+def responds_verdict(kernels) -> str:
     """"" when the student's kernel, under trusted launch code, writes a finite output that changes with x
-    and with the weights (x with ``hidden`` features), else why not: what a test that judges the kernel
+    and with the weights (x with WHOLE_K_HIDDEN features), else why not: what a test that judges the kernel
     against its own output (on a strided copy, without biases, under the student's launch) needs, since a
     kernel that computes nothing equals itself on any layout."""
-    key = f"responds {hidden}"
+    key = "responds"
     if key not in _verdicts:
-        gen = verdict_data(f"gated kernel responds {hidden}")
-        case = inputs(gen, hidden=hidden)
-        other_x, other_weights = inputs(gen, hidden=hidden), inputs(gen, hidden=hidden)
+        gen = verdict_data(f"gated kernel responds {WHOLE_K_HIDDEN}")
+        case = inputs(gen, hidden=WHOLE_K_HIDDEN)
+        other_x, other_weights = inputs(gen, hidden=WHOLE_K_HIDDEN), inputs(gen, hidden=WHOLE_K_HIDDEN)
         try:
             out = project(kernels, case, "silu")["out"]
             moved_x = project(kernels, {**case, "x": other_x["x"]}, "silu")["out"]
@@ -218,8 +218,8 @@ def responds_verdict(kernels, hidden: int = WHOLE_K_HIDDEN) -> str:
     return _verdicts[key]
 
 
-def expect_kernel_responds(kernels, what: str, hidden: int = WHOLE_K_HIDDEN) -> None:
-    verdict = responds_verdict(kernels, hidden)
+def expect_kernel_responds(kernels, what: str) -> None:
+    verdict = responds_verdict(kernels)
     if verdict:
         fail(f"{what}: this is judged against the kernel's own output elsewhere, so it counts once {KERNEL} computes"
              f" something from its inputs (TODO 1; test_forward_float32 says what); it does not yet: {verdict}",

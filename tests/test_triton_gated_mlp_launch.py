@@ -16,8 +16,9 @@ pytest.importorskip(
 
 from tests.checks import fail  # noqa: E402
 from tests.gated_launch import (check_launch, check_launch_float64, expect_follows_stand_in,  # noqa: E402
-                                expect_from_kernel, expect_launch_premise, expect_launch_works)
-from tests.gated_support import (expect_kernel_takes_weight_strides, INTERMEDIATE, inputs, KERNEL,  # noqa: E402
+                                expect_from_kernel, expect_launch_works)
+from tests.gated_support import (expect_kernel_responds, expect_kernel_takes_weight_strides,  # noqa: E402
+                                 INTERMEDIATE, inputs, KERNEL,
                                  project, waits_on, WHOLE_K_HIDDEN)
 
 pytestmark = pytest.mark.gated
@@ -26,7 +27,7 @@ from tests.gated_support import kernels, start_both_processes  # noqa: E402,F401
 
 
 @pytest.mark.points(1)
-@waits_on(lambda a: expect_launch_premise(a["target"], a["kernels"], "gated_projection runs"))
+@waits_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection runs"))
 def test_kernel_does_the_work(target, kernels, gen):
     evidence = check_launch(target, kernels, gen)
     check_launch_float64(target, gen)
