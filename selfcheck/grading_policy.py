@@ -30,7 +30,7 @@ START, END = "<!-- policy table: start (python -m selfcheck.grading_policy --wri
 # graded in full by the SwiGLU variant pool too (selfcheck/test_triton_variants.py), whose runs the table reuses
 # Kernels adapted from public projects (each file holds SOURCE, and EXPERT_VERDICT written before it was graded)
 PUBLIC = {"triton_swiglu": ["public_attorch_glu", "public_fla_swiglu", "public_flaggems_silu_and_mul",
-                            "public_kernel_hyperdrive_swiglu", "public_unsloth_swiglu"],
+                            "public_kernel_hyperdrive_swiglu", "public_unsloth_swiglu", "public_mamba_swiglu"],
           "triton_gated_mlp": ["public_flaggems_matmul_bias_activation", "public_attorch_linear_act",
                                "public_kernl_ff_llama", "public_lite_llama_matmul_silu"]}
 SWIGLU_PANEL = ["mask_off_by_one", "derivative_wrong_term", "contiguity_assumed", "autograd_returns_gradients_swapped",
@@ -84,7 +84,8 @@ TODOS = {
         "mask_off_by_one": "1, 2", "derivative_wrong_term": "2", "contiguity_assumed": "1, 2",
         "autograd_returns_gradients_swapped": "4", "pure_pytorch": "1-5", "dropout_before_wo": "7",
         "public_attorch_glu": "1, 2", "public_fla_swiglu": "1, 2", "public_flaggems_silu_and_mul": "1, 2",
-        "public_kernel_hyperdrive_swiglu": "1, 2", "public_unsloth_swiglu": "1, 2"},
+        "public_kernel_hyperdrive_swiglu": "1, 2", "public_unsloth_swiglu": "1, 2",
+        "public_mamba_swiglu": "1, 2"},
 }
 
 

@@ -195,9 +195,10 @@ def test_recorded_mistakes_are_the_reference_mistakes():
     for key, entry in stored["mistakes"].items():
         inputs = entry["inputs"]
         now = live.mistakes(inputs["block_name"], inputs["weights"], inputs["x"], inputs["activation"])
-        assert [(cause, hint) for cause, hint, _ in now] == [(cause, hint) for cause, hint, _ in entry["mistakes"]], \
-            f"{key}: the causes or hints changed; record the snapshot again with `{snapshot.REGENERATE}`"
-        for (_, hint, output), (*_, recorded) in zip(now, entry["mistakes"]):
+        assert [(cause, hint, in_init) for cause, hint, _, in_init in now] == [
+            (cause, hint, in_init) for cause, hint, _, in_init in entry["mistakes"]], \
+            f"{key}: the causes, hints or places changed; record the snapshot again with `{snapshot.REGENERATE}`"
+        for (_, hint, output, _), (_, _, recorded, _) in zip(now, entry["mistakes"]):
             assert torch.allclose(output, recorded, rtol=1e-12, atol=1e-12), \
                 f"{key} {hint!r}: output changed; `{snapshot.REGENERATE}`"
 

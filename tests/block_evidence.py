@@ -104,9 +104,6 @@ class Diagnosis:
     certain: bool = False  # the output is this mistake's however close to the reference it comes
 
 
-INIT_CAUSES = ("hard-coded", "no biases", "no bias", "activation_fn ignored", "extra")
-
-
 def extra_cause(block: Block, layout) -> str:
     """The cause id of parameters the interface does not have: the same in every test they fail, in
     either block (a cause id names the mistake, never the block or a value: pytest's summary and the
@@ -124,14 +121,13 @@ def parity_diagnosis(target, reference, block: Block, weights: dict, x: torch.Te
     """Why ``out`` (float64 ``x``) is not the reference's ``ref``, as the student would fix it."""
     near = nearest_mistake(reference, block, weights, x, out, ref, activation)
     if near is not None:
-        cause, hint = near
-        return Diagnosis(cause, hint, cause.startswith(INIT_CAUSES), certain=True)
+        return Diagnosis(*near, certain=True)
     layout = layout_of(target, block)
     if layout is not None and layout.missing:
         names = ", ".join(layout.missing)
         return Diagnosis(missing_cause(layout.missing), f"the block has no {names}: build every layer as"
                          " nn.Linear(..., bias=True), the default", in_init=True)
-    cause, hint = diagnosis(reference, block, weights, x, out, activation)
+    cause, hint, in_init = diagnosis(reference, block, weights, x, out, activation)
     if cause == "unexplained" and layout is not None and layout.extra:
         return Diagnosis(extra_cause(block, layout), f"the block has parameters of its own ({', '.join(layout.extra)}),"
                          " and what they compute is not in the block's formula: the transformer layer owns the"
@@ -140,19 +136,19 @@ def parity_diagnosis(target, reference, block: Block, weights: dict, x: torch.Te
         return Diagnosis("activation_fn ignored", "the block gives the same output whatever"
                          f" activation_fn it is given: build the activation by calling activation_fn() in"
                          f" __init__ ({block.init_todo}), don't hard-code one", in_init=True)
-    return Diagnosis(cause, hint, cause.startswith(INIT_CAUSES))
+    return Diagnosis(cause, hint, in_init)
 
 
 def nearest_mistake(reference, block: Block, weights: dict, x: torch.Tensor, out: torch.Tensor, ref: torch.Tensor,
-                    activation: str | None) -> tuple[str, str] | None:
-    """(cause, hint) of a known mistake the output is far nearer to than to the reference's output,
+                    activation: str | None) -> tuple[str, str, bool] | None:
+    """(cause, hint, in_init) of a known mistake the output is far nearer to than to the reference's output,
     among those within float32 of the reference (the others are told by ``diagnosis``)."""
     if out.shape != ref.shape or out.dtype != torch.float64:
         return None
     rows, got = diagnosis_input(x), out.reshape(-1, out.shape[-1])[:len(diagnosis_input(x))]
     want = ref.reshape(-1, ref.shape[-1])[:len(rows)]
     from_ref = float((got - want).abs().max())
-    for cause, hint, candidate in reference.mistakes(block.name, weights, rows, activation):
+    for cause, hint, candidate, in_init in reference.mistakes(block.name, weights, rows, activation):
         if float32_close(candidate, want) and float((got - candidate).abs().max()) * NEARER < from_ref:
-            return cause, hint
+            return cause, hint, in_init
     return None

@@ -166,20 +166,20 @@ def diagnose(reference, block: Block, w: dict, x: torch.Tensor, got: torch.Tenso
 
 
 def diagnosis(reference, block: Block, w: dict, x: torch.Tensor, got: torch.Tensor,
-              activation: str | None) -> tuple[str, str]:
-    """(cause, hint): the known mistake ``got`` is, its cause the same for every test it fails (the
-    mistake's own hint, from the reference's list: the suite's data, not the submission's), or
-    "unexplained" and a general pointer."""
+              activation: str | None) -> tuple[str, str, bool]:
+    """(cause, hint, in_init): the known mistake ``got`` is, its cause the same for every test it fails
+    (the mistake's own hint, from the reference's list: the suite's data, not the submission's), or
+    "unexplained" and a general pointer to forward."""
     named = named_mistake(reference, block, w, x, got, activation)
     if named:
-        return named[0], named[1]
+        return named
     return "unexplained", (f"check {block.name}.forward ({block.forward_todo}) against the formula in its docstring"
-                           " layer by layer")
+                           " layer by layer"), False
 
 
 def named_mistake(reference, block: Block, w: dict, x: torch.Tensor, got: torch.Tensor,
-                  activation: str | None) -> tuple[str, str] | None:
-    """(cause, hint) of the known mistake whose output ``got`` is, or None where it is none of them.
+                  activation: str | None) -> tuple[str, str, bool] | None:
+    """(cause, hint, in_init) of the known mistake whose output ``got`` is, or None where it is none of them.
 
     Matched to float32 precision: a mistake computed through float32 casts, or with a constant
     written to 8 digits (tanh GELU's 0.79788456), is still that mistake. The known mistakes differ
@@ -187,9 +187,9 @@ def named_mistake(reference, block: Block, w: dict, x: torch.Tensor, got: torch.
     """
     rows = diagnosis_input(x)
     got = got.reshape(-1, got.shape[-1])[:DIAGNOSIS_POSITIONS]
-    for cause, hint, candidate in reference.mistakes(block.name, w, rows, activation):
+    for cause, hint, candidate, in_init in reference.mistakes(block.name, w, rows, activation):
         if float32_close(got, candidate):
-            return cause, hint
+            return cause, hint, in_init
     return None
 
 

@@ -28,7 +28,7 @@ import torch
 from grader.backend import Backend
 from grader.paths import KNOWN_MISTAKES, REPO, SNAPSHOT, SNAPSHOT_SEED, launch_code_file, reference_file
 
-FORMAT = "mlp-block-reference-snapshot/2"  # 2: each known mistake with its cause
+FORMAT = "mlp-block-reference-snapshot/3"  # 2: each known mistake with its cause; 3: and whether it is in __init__
 REGENERATE = "python -m tests.snapshot"
 
 # What the code under test reports about itself (its input before and after the call): the tests
@@ -140,7 +140,7 @@ class RecordingReference(LiveReference):
         found = super().mistakes(block_name, weights, x, activation)
         self.mistake_outputs[mistakes_key(block_name, weights, x, activation)] = {
             "inputs": _detached({"block_name": block_name, "weights": weights, "x": x, "activation": activation}),
-            "mistakes": [[cause, hint, output.detach().clone()] for cause, hint, output in found]}
+            "mistakes": [[cause, hint, output.detach().clone(), in_init] for cause, hint, output, in_init in found]}
         return found
 
     def save(self, path: Path) -> None:

@@ -30,8 +30,10 @@ TRUNCATED = "tanh GELU with sqrt(2/pi) cut to 0.79788456"
 def known_mistakes(block_name: str, w: dict, x: torch.Tensor, activation: str | None,
                    make_activation: Callable[[], Callable]) -> list[tuple[str, str, torch.Tensor]]:
     """Outputs of the mistakes students make with ``block_name`` ("MLP" or "GLU") on weights ``w``
-    and input ``x``, asked for ``activation`` (None: the default GELU), each as (cause, hint, output):
-    the cause a stable id of the mistake, the same whatever the activation asked for.
+    and input ``x``, asked for ``activation`` (None: the default GELU), each as (cause, hint, output,
+    in_init): the cause a stable id of the mistake, the same whatever the activation asked for; in_init
+    whether the mistake is made in ``__init__`` (the activation or the layers built there), which tells
+    the suites which of the block's TODOs it costs.
     ``make_activation`` builds that activation (the suites' table of them, passed in so that this
     file imports nothing of the project)."""
     act = make_activation()
@@ -40,6 +42,7 @@ def known_mistakes(block_name: str, w: dict, x: torch.Tensor, activation: str | 
     cut = lambda t: t * 0.5 * (1.0 + torch.tanh(0.79788456 * t * (1.0 + 0.044715 * t * t)))
     requested = "GELU" if activation in (None, "gelu") else activation
     mistakes: list[tuple[str, str, Callable]] = []
+    in_init = {"no biases"}  # and every hard-coded activation, added below
     if block_name == "MLP":
         def mlp(a):
             return lambda: _linear(w, "Wo", a(_linear(w, "Wi", x)))
@@ -86,10 +89,11 @@ def known_mistakes(block_name: str, w: dict, x: torch.Tensor, activation: str | 
         if form == TRUNCATED:
             hint += "; where you write tanh GELU yourself, write the constant as math.sqrt(2 / math.pi)"
         mistakes.append((f"hard-coded {form}", hint, fn))
+        in_init.add(f"hard-coded {form}")
     mistakes.append(("residual inside", "the output includes the input x: the residual connection belongs outside"
                      " the block", residual))
     unbiased = {k: torch.zeros_like(v) if k.endswith(".bias") else v for k, v in w.items()}
     correct_without_biases = known_formula(block_name, unbiased, x, act)
     mistakes.append(("no biases", "the output is the block's without biases: build every layer as"
                      " nn.Linear(..., bias=True), the default", lambda: correct_without_biases))
-    return [(cause, hint, fn()) for cause, hint, fn in mistakes]
+    return [(cause, hint, fn(), cause in in_init) for cause, hint, fn in mistakes]
