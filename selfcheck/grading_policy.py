@@ -13,6 +13,7 @@ Run ``--write`` after changing a test's points or a verdict, and commit the tabl
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -94,8 +95,11 @@ def suite_files(suite: str) -> tuple[str, ...]:
     return next((task.suites for task in TASK_LIST if task.suites[0] == suite), (suite,))
 
 
+@functools.lru_cache(maxsize=None)
 def graded_points(suite: str) -> dict[str, tuple[str, int]]:
-    """Each test of ``suite`` (its id as in a report) -> (task, points), from the grader's own plugin."""
+    """Each test of ``suite`` (its id as in a report) -> (task, points), from the grader's own plugin.
+    Collected once per process: a seed panel asks it for every variant, and the suites do not change
+    while one runs (a collection is a pytest start, seconds). Callers must not change what it returns."""
     with tempfile.TemporaryDirectory() as tmp:
         records = Path(tmp) / "collected.jsonl"
         subprocess.run([sys.executable, "-m", "pytest", *(f"tests/{name}" for name in suite_files(suite)),
