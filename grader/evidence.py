@@ -15,6 +15,7 @@ import zipfile
 
 import torch
 
+from grader.probes.errors import from_child
 from grader.probes.safe_text import printable
 
 ALLOWED_DTYPES = frozenset({torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.bool,
@@ -99,6 +100,8 @@ def _checked(value: object, depth: int, budget: dict) -> object:
             if not isinstance(key, (str, int)):
                 raise BadEvidence(f"a {type(key).__name__} as a dict key")
             checked[_checked(key, depth + 1, budget)] = _checked(item, depth + 1, budget)
+        if "error" in checked:  # error evidence, wherever it sits: its own fields, as the grader believes them
+            checked["error"] = from_child(checked["error"])
         return checked
     if isinstance(value, (list, tuple)):
         return type(value)(_checked(item, depth + 1, budget) for item in value)

@@ -301,3 +301,24 @@ def test_a_kind_that_is_not_one_is_an_error():
         fail("a message", kind="waits_for")
     assert Fields("waits", "cause", "TODO 1", "test_x").as_dict() == {
         "kind": "waits", "cause": "cause", "todo": "TODO 1", "waits_on": "test_x"}
+
+
+def test_error_evidence_from_a_child_is_read_as_the_grader_believes_it():
+    """Error evidence has one set of fields (grader/probes/errors.py). What a child sends back is read
+    through them: unknown fields dropped, flags only the grader may set (out of time, shown as is)
+    cleared, a flag that is not True is False, text is text."""
+    import io
+
+    import torch
+
+    from grader import evidence
+    from grader.probes.errors import FIELDS, error_evidence
+
+    claimed = {"stage": "GLU.forward", "type": "RuntimeError", "message": "boom", "out_of_time": True,
+               "as_is": True, "not_implemented": 1, "points": 99, "where": 3}
+    buffer = io.BytesIO()
+    torch.save({"results": [{"error": claimed}], "error": {"message": "top"}}, buffer)
+    read = evidence.load(buffer.getvalue(), max_bytes=1 << 20, max_elements=1 << 10)
+    assert read["results"][0]["error"] == error_evidence("GLU.forward", "RuntimeError", "boom", "3")
+    assert read["error"] == error_evidence("", "error", "top")
+    assert set(error_evidence("s", "t", "m")) == set(FIELDS)

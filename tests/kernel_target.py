@@ -26,6 +26,7 @@ import torch
 from grader.backend import Backend
 from grader.results import Kind
 from grader.kernels.source import KernelExercise, assemble_file
+from grader.probes.errors import error_evidence
 from tests.checks import Verdict
 from tests.seam import SANDBOX_PREFIX, Target, exercise_file, make_backend, target_name
 
@@ -41,8 +42,8 @@ class StudentKernels(Backend):
         # The copy the kernels run from keeps the student's line numbers up to student_lines; the
         # launch code follows (grader/kernels/source.py). An error's place is told in those terms.
         self.copy, self.student_lines = copy, student_lines
-        self.errors = {name: {"stage": name, "type": "KernelSourceError", "message": str(problem), "where": "",
-                              "not_implemented": problem.not_implemented, "as_is": True}
+        self.errors = {name: error_evidence(name, "KernelSourceError", str(problem),
+                                            not_implemented=problem.not_implemented, as_is=True)
                        for name, problem in problems.items()}
 
     def describe(self, exercise: str) -> str:

@@ -144,7 +144,7 @@ def main() -> None:
             if not os.path.isfile(request["path"]):
                 missing = FileNotFoundError(f"no file {display} in the submission")
                 modules[exercise] = missing
-                evidence = {"error": dict(probes.describe_exception(import_stage(display), missing), where="")}
+                evidence = {"error": {**probes.describe_exception(import_stage(display), missing), "where": ""}}
             else:
                 try:
                     modules[exercise] = probes.load_module(request["path"], request["module"])
@@ -190,9 +190,10 @@ def _reply(channel: Channel, evidence: dict) -> None:
     try:
         torch.save(evidence, buffer)
     except Exception as exc:  # evidence holding something torch.save cannot write
+        from grader.probes.errors import error_evidence
+
         buffer = io.BytesIO()
-        torch.save({"error": {"stage": "returning evidence", "type": type(exc).__name__,
-                              "message": str(exc)[:400], "where": "", "not_implemented": False}}, buffer)
+        torch.save({"error": error_evidence("returning evidence", type(exc).__name__, str(exc)[:400])}, buffer)
     channel.write(b"R", buffer.getvalue())
 
 

@@ -12,6 +12,7 @@ from typing import Callable
 
 import torch
 
+from grader.probes.errors import error_evidence
 from grader.probes.safe_text import shorten
 
 
@@ -80,14 +81,8 @@ def _student_frame(exc: BaseException) -> str:
 def describe_exception(stage: str, exc: BaseException) -> dict:
     # One line: multi-line messages (load_state_dict lists every mismatch) are folded, then cut.
     message = " ".join(str(exc).split())
-    return {
-        "stage": stage,
-        "type": type(exc).__name__,
-        "message": shorten(message, 400),
-        "where": _student_frame(exc),
-        "not_implemented": isinstance(exc, NotImplementedError),
-        "empty_file": isinstance(exc, EmptyFile),
-    }
+    return error_evidence(stage, type(exc).__name__, shorten(message, 400), _student_frame(exc),
+                          not_implemented=isinstance(exc, NotImplementedError), empty_file=isinstance(exc, EmptyFile))
 
 
 # Set by grader/probes/child.py when the probes run in a child process: told the name of each stage as it

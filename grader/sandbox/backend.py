@@ -16,6 +16,7 @@ from typing import Callable
 
 from grader import confinement
 from grader.backend import Backend, StartedChildren
+from grader.probes.errors import error_evidence
 from grader.probes.safe_text import printable
 from grader.sandbox.processes import kill_strays
 from grader.sandbox.limits import GraderError, Limits, SANDBOX_ENV, SANDBOX_MODES
@@ -40,8 +41,7 @@ def _your(exercise: str) -> str:
 def _error(stage: str, kind: str, message: str, out_of_time: bool = False) -> dict:
     """``out_of_time``: not run, the task's budget being used up (a field the tests read, not the words)."""
     # Parts of the message (its stderr, the stage it announced) came from the child.
-    return {"error": {"stage": printable(stage), "type": kind, "message": printable(message), "where": "",
-                      "not_implemented": False, "out_of_time": out_of_time}}
+    return {"error": error_evidence(printable(stage), kind, printable(message), out_of_time=out_of_time)}
 
 
 _live_backends: "weakref.WeakSet[ChildBackend]" = weakref.WeakSet()
