@@ -322,3 +322,5 @@ def test_error_evidence_from_a_child_is_read_as_the_grader_believes_it():
     assert read["results"][0]["error"] == error_evidence("GLU.forward", "RuntimeError", "boom", "3")
     assert read["error"] == error_evidence("", "error", "top")
     assert set(error_evidence("s", "t", "m")) == set(FIELDS)
+    torch.save({"error": {"message": "out of bounds", "map": {"x_ptr": [1, 2]}}}, buffer := io.BytesIO())
+    assert evidence.load(buffer.getvalue(), max_bytes=1 << 20, max_elements=1 << 10)["error"]["map"] == {"x_ptr": [1, 2]}

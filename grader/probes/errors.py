@@ -18,6 +18,9 @@ FIELDS = {
     "out_of_time": "not run: the task's time budget was used up by earlier calls",
     "as_is": "the message is already one line for the student: show it as it is",
 }
+# Present only where there is one: a kernel's memory map at an out-of-bounds access (grader/probes/
+# triton_watch.py), checked by its reader (grader/kernels/maps.py) before anything is drawn from it.
+OPTIONAL = {"map": "what the kernel read and wrote, per tensor, when it went out of bounds"}
 FLAGS = ("not_implemented", "empty_file", "out_of_time", "as_is")
 # Set only by the grader's own process: a child that sends them has them cleared (``from_child``).
 GRADER_ONLY = frozenset({"out_of_time", "as_is"})
@@ -41,4 +44,5 @@ def from_child(error: object) -> dict:
         return value if isinstance(value, str) else str(value)
 
     flags = {name: fields.get(name) is True and name not in GRADER_ONLY for name in FLAGS}
-    return error_evidence(text("stage"), text("type") or "error", text("message"), text("where"), **flags)
+    error = error_evidence(text("stage"), text("type") or "error", text("message"), text("where"), **flags)
+    return {**error, **{name: fields[name] for name in OPTIONAL if name in fields}}

@@ -108,9 +108,10 @@ def describe_access(kernel: str, access: str, outside, nearest, itemsize: int,
                          " offsets must be compared with that dimension's size (rows < M, ks < K, ...), or the"
                          " tile's offsets use the wrong strides")
     elif masked:  # a mask was given, and let these through: its bound or the offsets are wrong, not its absence
-        cause = note or (f"the mask of this tl.{access} lets elements past the end through: it compares with the"
-                         " wrong bound (cols <= n_cols instead of <?), or the offsets go past the row (row and"
-                         " block numbers swapped, or the wrong row stride)")
+        # Short enough that all three causes survive the message's cut to one line of 400 characters.
+        cause = note or (f"the mask of this tl.{access} lets elements past the end through: a wrong bound (cols <="
+                         " n_cols, not <), another tensor's row stride used for this one, or the row"
+                         " and block numbers swapped")
     elif tiled:
         cause = note or (f"a tile of this tl.{access} runs past the tensor's end with no mask: mask every"
                          " dimension whose size is not a multiple of the block (rows < M, ks < K, ...), or the"
