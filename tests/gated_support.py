@@ -21,13 +21,13 @@ on the very inputs the code under test got; a wrong value is compared with the m
 """
 from __future__ import annotations
 
-import re
 
 import pytest
 import torch
 
 from grader.kernels import maps as kernel_map
 from grader.kernels.source import GATED
+from grader.kernels.triton_errors import triton_error
 from grader.probes.activations import ACTIVATIONS as BY_NAME
 from tests.checks import describe_mismatch, fail
 from tests.gated_diagnosis import likely_mistake, TF32
@@ -99,19 +99,18 @@ def formula(case: dict, activation: str) -> torch.Tensor:
     return torch_activation(activation)(x @ wg.T + bg) * (x @ wv.T + bv)
 
 
-# (regex on the error's one line, hint): what Triton's own errors mean for this kernel, most specific first
-TRITON_ERROR_HINTS = [
-    (r"Expected dtype \[.*\] but got (fp16|bf16)",
-     "the activation ran on 16-bit values: keep the sums in COMPUTE_DTYPE, float32, and apply bias, activation and"
-     " product there; convert only in tl.store: TODO 1"),
-    (r"out_dtype=\w+ is unsupported",
-     "tl.dot's out_dtype is the dtype it accumulates in, not the inputs': leave it out (or pass COMPUTE_DTYPE) and"
-     " add into COMPUTE_DTYPE sums, converting only in tl.store: TODO 1"),
-]
+# Triton error id (grader/kernels/triton_errors.py) -> what it means for this kernel
+TRITON_ERROR_HINTS = {
+    "math on 16-bit values": "the activation ran on 16-bit values: keep the sums in COMPUTE_DTYPE, float32, and apply"
+                             " bias, activation and product there; convert only in tl.store: TODO 1",
+    "tl.dot out_dtype": "tl.dot's out_dtype is the dtype it accumulates in, not the inputs': leave it out (or pass"
+                        " COMPUTE_DTYPE) and add into COMPUTE_DTYPE sums, converting only in tl.store: TODO 1",
+}
 
 
 def triton_error_hint(message: str) -> str:
-    return next((f" ({hint})" for pattern, hint in TRITON_ERROR_HINTS if re.search(pattern, message)), "")
+    hint = TRITON_ERROR_HINTS.get(triton_error(message))
+    return f" ({hint})" if hint else ""
 
 
 def project(target, case: dict, activation: str = "silu", **options) -> dict:

@@ -29,7 +29,6 @@ Kernel outputs are compared with the float64 formula evaluated on the very input
 
 from __future__ import annotations
 
-import re
 
 import pytest
 import torch
@@ -37,6 +36,7 @@ import torch.nn.functional as F
 
 from grader.kernels import maps as kernel_map
 from grader.kernels.source import SWIGLU
+from grader.kernels.triton_errors import triton_error
 from tests.checks import Block, BLOCKS, fail, is_close, rounding_errors, ulp
 from tests.kernel_target import start_side_by_side, student_kernels
 from tests.seam import error_fields, format_error, Target
@@ -190,10 +190,9 @@ BROADCAST_ROW_HINT = ("grad_out is one row broadcast over the others (grad_out_r
 
 def kernel_error_hint(error: dict, grad_out_layout: str = "contiguous") -> str:
     """What to do about an error a kernel raised under the interpreter, where the words say it."""
-    message = error.get("message", "")
-    if grad_out_layout == "broadcast_row" and "grad_out_ptr" in message:
+    if grad_out_layout == "broadcast_row" and error.get("pointer") == "grad_out_ptr":
         return f". Here {BROADCAST_ROW_HINT}"
-    if re.search(r"Expected dtype \[.*fp32.*\] but got (fp16|bf16)", message):
+    if triton_error(error.get("message", "")) == "math on 16-bit values":
         return ("; the kernel computes in the inputs' 16-bit dtype, where tl.sigmoid and tl.exp accept only"
                 " float32 and float64: convert right after tl.load with .to(COMPUTE_DTYPE), compute there, and"
                 " convert to the output's dtype only in tl.store")

@@ -20,7 +20,8 @@ FIELDS = {
 }
 # Present only where there is one: a kernel's memory map at an out-of-bounds access (grader/probes/
 # triton_watch.py), checked by its reader (grader/kernels/maps.py) before anything is drawn from it.
-OPTIONAL = {"map": "what the kernel read and wrote, per tensor, when it went out of bounds"}
+OPTIONAL = {"map": "what the kernel read and wrote, per tensor, when it went out of bounds",
+            "pointer": "the kernel's pointer argument whose tensor that access ran past (``grad_out_ptr``)"}
 FLAGS = ("not_implemented", "empty_file", "out_of_time", "as_is")
 # Set only by the grader's own process: a child that sends them has them cleared (``from_child``).
 GRADER_ONLY = frozenset({"out_of_time", "as_is"})

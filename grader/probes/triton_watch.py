@@ -175,6 +175,7 @@ class _TritonGuard:
         for watch in self.watches:
             if watch.violation is None:
                 watch.violation, watch.violation_kernel = message, kernel
+                watch.violation_pointer = nearest[0] if nearest is not None else ""
                 if nearest is not None:
                     watch.memory.outside(kernel, nearest[0], _drawn_as(access), outside)
         return lanes
@@ -255,6 +256,7 @@ class TritonWatch:
         self.launches: list[dict] = []
         self.violation: str | None = None
         self.violation_kernel = ""
+        self.violation_pointer = ""  # the pointer argument whose tensor the access was nearest
         self.memory = MemoryMap()  # what each launch read and wrote, element by element (triton_map)
         # argument -> the names of its tensor's dimensions ("x_ptr": ("M", "K")), where an exercise has
         # them: an out-of-bounds access is then told as the dimension its tile ran past
@@ -300,6 +302,8 @@ def watched_stage(watch: TritonWatch, stage: str, fn: Callable, *args, bounds: s
         error = CodeUnderTestError(stage, OutOfBoundsAccess(watch.violation))
         # Drawn by the test (kernel_map), the kernel's tensors in the shapes of the arguments they came from.
         error.evidence["map"] = watch.memory.evidence(watch.violation_kernel, [*args, *kwargs.values()])
+        if watch.violation_pointer:  # which argument's tensor it ran past: a field, for the suites' hints
+            error.evidence["pointer"] = watch.violation_pointer
         raise error
     return result
 
