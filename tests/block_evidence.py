@@ -24,7 +24,7 @@ import torch
 
 from tests.block_runs import HIDDEN, INTERMEDIATE, forward, layout_of, run
 from tests.checks import Block, diagnosis, diagnosis_input, float32_close, is_close, named_mistake, random_weights
-from tests.kernel_target import verdict_data
+from tests.kernel_target import drawn
 
 NEARER = 1e3  # a known mistake is the output's cause where the output is this many times nearer to it
 _VERDICTS: dict[tuple, object] = {}
@@ -50,7 +50,7 @@ def _structure_fault(target, block: Block) -> str:
     layout = layout_of(target, block)
     if layout is None:
         return "its parameters cannot be matched to the interface's layers (test_layer_names says how)"
-    gen = verdict_data(f"block structure {block.name}")
+    gen = drawn(f"block structure {block.name}")
     weights = random_weights(block, HIDDEN, INTERMEDIATE, gen)
     x = torch.randn(16, HIDDEN, generator=gen, dtype=torch.float64) * 1.5
     bias = weights["Wo.bias"] if "Wo.bias" in layout.names.values() else torch.zeros(HIDDEN, dtype=torch.float64)
@@ -88,7 +88,7 @@ def ignores_activation_fn(target, block: Block) -> bool:
         layout = layout_of(target, block)
         if layout is None:
             return False
-        gen = verdict_data(f"activation_fn {block.name}")
+        gen = drawn(f"activation_fn {block.name}")
         weights = random_weights(block, HIDDEN, INTERMEDIATE, gen)
         x = torch.randn(16, HIDDEN, generator=gen, dtype=torch.float64) * 1.5
         outs = [forward(target, block, layout, weights, x, activation=name) for name in ("relu", "silu")]

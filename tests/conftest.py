@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import zlib
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from grader.plugin import STARTED_CHILDREN
 from grader.probes.safe_text import shorten
 from grader.results import Kind
 from tests.checks import verdict_fields
+from tests.kernel_target import drawn
 from grader.tasks import TASK_NAMES as TASKS
 from grader.tasks import TASKS as TASK_LIST
 from grader.tasks import register_markers
@@ -48,7 +48,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if mode not in REFERENCE_MODES and not mode.startswith(RECORD_PREFIX):
         raise pytest.UsageError(f"--reference {mode}: expected one of {', '.join(REFERENCE_MODES)} or {RECORD_PREFIX}FILE")
     check_reference_available(mode, config.getoption("seed"))  # before any test: one clear line, not one per test
-    from tests.kernel_target import remember_session_seed  # the Triton suites' verdict data
+    from tests.kernel_target import remember_session_seed  # what drawn() draws from
 
     remember_session_seed(config.getoption("seed"))
 
@@ -165,5 +165,4 @@ def device() -> str:
 
 @pytest.fixture
 def gen(request: pytest.FixtureRequest) -> torch.Generator:
-    seed = request.config.getoption("seed") * 1_000_003 + zlib.crc32(request.node.nodeid.encode())
-    return torch.Generator().manual_seed(seed % 2**63)
+    return drawn(request.node.nodeid)

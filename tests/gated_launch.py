@@ -12,18 +12,18 @@ from grader.probes import stand_in_gated
 from tests.checks import describe_mismatch, fail
 from tests.gated_support import (expect_formula, expect_kernel_responds, FLOAT32_RTOL, inputs, KERNEL,
                                  kernel_verdict, project, WHOLE_K_HIDDEN)
-from tests.kernel_target import verdict_data
+from tests.kernel_target import drawn
 
 _verdicts: dict[str, str] = {}  # asked once per session, like the kernel's
 
 
 def launch_verdict(target, kernels) -> str:
     """"" when the student's gated_projection gets the right projection from the kernel (float32 with
-    biases, on verdict_data, also with the kernel replaced by the stand-in), else the first line of why
+    biases, on drawn, also with the kernel replaced by the stand-in), else the first line of why
     not: the first part of test_kernel_does_the_work, asked once per session."""
     if "launch" not in _verdicts:
         try:
-            check_launch(target, kernels, verdict_data("gated launch"))
+            check_launch(target, kernels, drawn("gated launch"))
             _verdicts["launch"] = ""
         except pytest.fail.Exception as failure:
             _verdicts["launch"] = str(failure).splitlines()[0] if str(failure) else "gated_projection failed"
@@ -86,7 +86,7 @@ def expect_launch_uses_kernel(target, kernels, what: str) -> None:
     mistake is test_kernel_does_the_work's to charge). A PyTorch-only gated_projection earns them nothing."""
     expect_kernel_responds(kernels, what)
     if "uses kernel" not in _verdicts:
-        case = inputs(verdict_data("gated launch uses the kernel"), hidden=WHOLE_K_HIDDEN)
+        case = inputs(drawn("gated launch uses the kernel"), hidden=WHOLE_K_HIDDEN)
         try:
             got = project(target, case, "silu")["out"]
             # The kernel's own output, computed where no Python of the student's runs, for the arguments as
@@ -94,7 +94,7 @@ def expect_launch_uses_kernel(target, kernels, what: str) -> None:
             swapped = {**case, "gate_weight": case["value_weight"], "value_weight": case["gate_weight"],
                        "gate_bias": case["value_bias"], "value_bias": case["gate_bias"]}
             owns = [project(kernels, arranged, "silu")["out"] for arranged in (case, swapped)]
-            stand_in = project(target, case, "silu", stand_ins=stand_in_coefficients(verdict_data("gated stand-in")))
+            stand_in = project(target, case, "silu", stand_ins=stand_in_coefficients(drawn("gated stand-in")))
             if got.shape == stand_in["out"].shape and torch.equal(got.nan_to_num(), stand_in["out"].nan_to_num()):
                 _verdicts["uses kernel"] = (f"gated_projection returns the same with {KERNEL} replaced by a stand-in:"
                                             " its result is not the kernel's")  # PyTorch's, however right

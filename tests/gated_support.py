@@ -31,7 +31,7 @@ from grader.kernels.triton_errors import triton_error
 from grader.probes.activations import ACTIVATIONS as BY_NAME
 from tests.checks import describe_mismatch, fail
 from tests.gated_diagnosis import likely_mistake, TF32
-from tests.kernel_target import StudentKernels, rests_on, start_side_by_side, student_kernels, verdict_data
+from tests.kernel_target import StudentKernels, rests_on, start_side_by_side, student_kernels, drawn
 from tests.seam import Target, error_fields, format_error
 from tests.snapshot import triton_launch_code
 
@@ -170,11 +170,11 @@ _verdicts: dict[str, str] = {}
 
 def kernel_verdict(kernels, dtype: torch.dtype = torch.float32, weight_layout: str = "contiguous") -> str:
     """"" when the student's kernel computes the projection under trusted launch code (silu in float32,
-    gelu in float64, on verdict_data; the weights in ``weight_layout``), else the first line of why not.
+    gelu in float64, on drawn; the weights in ``weight_layout``), else the first line of why not.
     Asked once per session for each."""
     key = f"kernel {dtype} {weight_layout}"
     if key not in _verdicts:
-        case = inputs(verdict_data(f"gated kernel{'' if dtype == torch.float32 else ' float64'}"), dtype)
+        case = inputs(drawn(f"gated kernel{'' if dtype == torch.float32 else ' float64'}"), dtype)
         try:
             if dtype == torch.float64:
                 expect_float64(project(kernels, case, "gelu")["out"], case, "gelu", f"{KERNEL} in float64 (TODO 1)")
@@ -194,7 +194,7 @@ def responds_verdict(kernels) -> str:
     kernel that computes nothing equals itself on any layout."""
     key = "responds"
     if key not in _verdicts:
-        gen = verdict_data(f"gated kernel responds {WHOLE_K_HIDDEN}")
+        gen = drawn(f"gated kernel responds {WHOLE_K_HIDDEN}")
         case = inputs(gen, hidden=WHOLE_K_HIDDEN)
         other_x, other_weights = inputs(gen, hidden=WHOLE_K_HIDDEN), inputs(gen, hidden=WHOLE_K_HIDDEN)
         try:
@@ -241,7 +241,7 @@ def expect_kernel_takes_weight_strides(kernels, what: str) -> None:
     """The kernel's output on transposed weights is its own on contiguous ones (test_forward_noncontiguous_weights),
     on x with WHOLE_K_HIDDEN features: the premise of a TODO 3 test."""
     if "strides" not in _verdicts:
-        case = inputs(verdict_data("gated kernel strides"), hidden=WHOLE_K_HIDDEN)
+        case = inputs(drawn("gated kernel strides"), hidden=WHOLE_K_HIDDEN)
         try:
             expect_like_own(project(kernels, case, "silu", weight_layout="transposed")["out"],
                             project(kernels, case, "silu")["out"], f"{KERNEL} on transposed weights",

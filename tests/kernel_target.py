@@ -126,10 +126,11 @@ def remember_session_seed(seed: int) -> None:
     _SESSION["seed"] = seed
 
 
-def verdict_data(what: str) -> torch.Generator:
-    """The data a kernel's verdict runs on: drawn from the session's seed (under the grader, seeded from
-    the submission's content), never fixed, so no table of answers for known inputs can be written into
-    a kernel. A right kernel passes on any data, so the verdict does not move with the seed."""
+def drawn(what: str) -> torch.Generator:
+    """The one way the suites draw data: a generator for ``what`` (a test's id for its ``gen`` fixture, or
+    the name of a verdict asked once per session), from the session's seed (``--seed``; under the grader,
+    seeded from the submission's content), never fixed, so no table of answers for known inputs can be
+    written into a kernel. A right implementation passes on any data, so no verdict moves with the seed."""
     return torch.Generator().manual_seed((_SESSION["seed"] * 1_000_003 + zlib.crc32(what.encode())) % 2**63)
 
 

@@ -11,7 +11,7 @@ import torch.nn.functional as F
 
 from grader.kernels import maps as kernel_map
 from tests.checks import expect_rounded, expect_shape, fail, rounding_errors
-from tests.kernel_target import StudentKernels, verdict_data
+from tests.kernel_target import StudentKernels, drawn
 from tests.swiglu_support import (BROADCAST_ROW_HINT, EXERCISE, GATE_SCALE, backward_formula, close_hint, CONTIGUITY_HINT,
                                   contiguous_reads, draw, eager_backward, eager_forward, expect_as_accurate_as_eager,
                                   expect_kernels_launched, forward_formula, FUNCTION, KERNEL, kernel_where, roughly,
@@ -187,10 +187,10 @@ def kernel_verdict(kernels, op: str, device: str) -> str:
     """Why the ``op`` kernel does not compute SwiGLU where no Python of the student's runs (the
     ``kernels`` process); "" when it does. Its memory bounds apart: an access outside its tensors is
     test_memory_stays_in_bounds's and the kernel's own tests' to judge, not the premise of the tests that
-    build on the kernel's values. One run, once per session, on verdict_data."""
+    build on the kernel's values. One run, once per session, on drawn."""
     key = (id(kernels), op, device)
     if key not in _kernel_verdicts:
-        data = verdict_data(f"swiglu {op}")
+        data = drawn(f"swiglu {op}")
         try:
             evidence, gate, value, grad_out = run_kernels(kernels, data, op, (3, 37), device=device, bounds="apart")
             if op == "forward":
@@ -205,13 +205,13 @@ def kernel_verdict(kernels, op: str, device: str) -> str:
 
 def kernel_bounds_verdict(kernels, op: str, device: str) -> str:
     """The first access out of bounds the ``op`` kernel makes on its own, under the stub's launch code where no
-    Python of the student's runs; "" when it stays in bounds. Once per session, on verdict_data."""
+    Python of the student's runs; "" when it stays in bounds. Once per session, on drawn."""
     key = (id(kernels), op, device, "bounds")
     if key not in _kernel_verdicts:
         _kernel_verdicts[key] = ""
         for shape, layout in (((3, 37), "contiguous"), ((5, 37), "chunk")):
             try:
-                evidence, *_ = run_kernels(kernels, verdict_data(f"swiglu {op} bounds"), op, shape, layout=layout,
+                evidence, *_ = run_kernels(kernels, drawn(f"swiglu {op} bounds"), op, shape, layout=layout,
                                            device=device, bounds="apart")
             except pytest.fail.Exception:
                 break  # it does not run at all: its own tests say why
@@ -248,13 +248,13 @@ def launch_verdict(target, kernels, op: str, device: str) -> str:
     code, on rows longer than one block (an undersized grid shows there); "" when it does. Once per session."""
     key = (id(target), op, device)
     if key not in _launch_verdicts:
-        data = verdict_data(f"swiglu launch {op}")
-        drawn = data.get_state()
+        data = drawn(f"swiglu launch {op}")
+        state = data.get_state()
         names = ("out",) if op == "forward" else ("grad_gate", "grad_value")
         try:
             bounds = bounds_mode(kernels, (op,), device)
             evidence, *_ = run_kernels(target, data, op, LONG_ROWS, device=device, bounds=bounds)
-            data.set_state(drawn)
+            data.set_state(state)
             launched, *_ = run_kernels(kernels, data, op, LONG_ROWS, device=device, bounds=bounds)
             same = all(same_as_kernel(evidence[n], launched[n]) for n in names)
             _launch_verdicts[key] = "" if same else (f"{FUNCTION[op]} does not return what its kernel computes on rows"
@@ -266,11 +266,11 @@ def launch_verdict(target, kernels, op: str, device: str) -> str:
 
 def autograd_verdict(target, kernels, device: str) -> str:
     """Why swiglu's gradients by autograd, in the student's process, are not the formula's (float32 inputs,
-    on verdict_data; judged to 1e-4, far above float32's rounding and far below a wiring mistake's error);
+    on drawn; judged to 1e-4, far above float32's rounding and far below a wiring mistake's error);
     "" when they are. Once per session."""
     key = (id(target), "autograd", device)
     if key not in _kernel_verdicts:
-        data = verdict_data("swiglu autograd")
+        data = drawn("swiglu autograd")
         gate, value, grad_out = draw(data, (3, 37), torch.float32, GATE_SCALE), *(draw(data, (3, 37), torch.float32)
                                                                                   for _ in range(2))
         evidence = target.evidence(EXERCISE, "swiglu_autograd", gate=gate, value=value, grad_out=grad_out,
@@ -308,13 +308,13 @@ def expect_swiglu_works(target, kernels, device: str, what: str) -> None:
 def writes_verdict(kernels, op: str, device: str) -> str:
     """"" when the ``op`` kernel, launched where no Python of the student's runs, writes every element of its
     results (right or wrong), and what it writes changes with its inputs (a table of constants, the same on
-    any layout, shows nothing), else why not. Two runs, once per session, on verdict_data."""
+    any layout, shows nothing), else why not. Two runs, once per session, on drawn."""
     key = (id(kernels), op, device, "writes")
     if key not in _kernel_verdicts:
         try:
-            evidence, *_ = run_kernels(kernels, verdict_data(f"swiglu {op} writes"), op, (3, 37), device=device,
+            evidence, *_ = run_kernels(kernels, drawn(f"swiglu {op} writes"), op, (3, 37), device=device,
                                        bounds="apart")
-            other, *_ = run_kernels(kernels, verdict_data(f"swiglu {op} writes, other inputs"), op, (3, 37),
+            other, *_ = run_kernels(kernels, drawn(f"swiglu {op} writes, other inputs"), op, (3, 37),
                                     device=device, bounds="apart")
             expect_kernels_launched(kernels, evidence, op, todo=KERNEL[op][1])
             names = ("out",) if op == "forward" else ("grad_gate", "grad_value")
@@ -366,9 +366,9 @@ def computes_float64_in_float32(kernels, device: str) -> bool:
     float32 (every value through tl.float32, or only the gate's sigmoid): their float64 results are off the
     exact formula by float32 roundings (relative errors between 1e-12 and 1e-5), not by float64's and not
     by a wrong formula's."""
-    gate = draw(verdict_data("swiglu float64"), (3, 37), torch.float64, GATE_SCALE)
-    value = draw(verdict_data("swiglu float64 value"), (3, 37), torch.float64)
-    grad_out = draw(verdict_data("swiglu float64 grad_out"), (3, 37), torch.float64)
+    gate = draw(drawn("swiglu float64"), (3, 37), torch.float64, GATE_SCALE)
+    value = draw(drawn("swiglu float64 value"), (3, 37), torch.float64)
+    grad_out = draw(drawn("swiglu float64 grad_out"), (3, 37), torch.float64)
     results = []
     for op in ("forward", "backward"):
         evidence = kernels.evidence(EXERCISE, "swiglu_kernels", op=op, layout="contiguous", gate=gate, value=value,

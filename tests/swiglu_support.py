@@ -38,7 +38,7 @@ from grader.kernels import maps as kernel_map
 from grader.kernels.source import SWIGLU
 from grader.kernels.triton_errors import triton_error
 from tests.checks import Block, BLOCKS, fail, is_close, rounding_errors, ulp
-from tests.kernel_target import start_side_by_side, student_kernels
+from tests.kernel_target import drawn, start_side_by_side, student_kernels
 from tests.seam import error_fields, format_error, Target
 from tests.snapshot import triton_launch_code
 
@@ -214,8 +214,7 @@ def expect_kernels_launched(target, evidence: dict, op: str, stage: str | None =
 def stand_in_coefficients(gen) -> dict:
     """Coefficients of the stand-in kernels (``grader/probes/``), drawn per test from the test's own
     seed without using up its generator: no fixed formula can be returned in their place."""
-    drawn = torch.Generator().manual_seed(gen.initial_seed() ^ 0x5EED)
-    a, b, c, d = (1.25 + torch.rand(4, generator=drawn, dtype=torch.float64)).tolist()
+    a, b, c, d = (1.25 + torch.rand(4, generator=drawn(f"stand-in {gen.initial_seed()}"), dtype=torch.float64)).tolist()
     return {"forward": [a, -b], "backward": [c, -d]}
 
 
