@@ -31,7 +31,7 @@ from grader.kernels.triton_errors import triton_error
 from grader.probes.activations import ACTIVATIONS as BY_NAME
 from tests.checks import describe_mismatch, fail
 from tests.gated_diagnosis import likely_mistake, TF32
-from tests.kernel_target import StudentKernels, rests_on, start_side_by_side, student_kernels, drawn
+from tests.kernel_target import StudentKernels, start_side_by_side, student_kernels, drawn
 from tests.seam import Target, error_fields, format_error
 from tests.snapshot import triton_launch_code
 
@@ -46,12 +46,6 @@ WIDE_HIDDEN = 509  # 16 bits: 32 steps of the K loop, so that summing in 16 bits
 # partial step (no K mask, the remainder dropped) is TODO 1's tests' to charge, and leaves these to be judged.
 WHOLE_K_HIDDEN = 64
 KERNEL_INPUTS = ["x_ptr", "gate_weight_ptr", "value_weight_ptr"]
-
-
-def waits_on(premise, counts_once: bool = True):
-    """``rests_on`` for the gated suites: a failing premise is told alone, never after a guess at the
-    test's own cause (a precision test blaming 16-bit sums, dropout blamed for a kernel's NaN)."""
-    return rests_on(premise, counts_once, alone=True)
 
 
 _made: dict[str, Target] = {}  # the kernels target, made once for the three suite files

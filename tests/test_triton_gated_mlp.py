@@ -24,12 +24,13 @@ pytest.importorskip(
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
+from tests.kernel_target import rests_on  # noqa: E402
 from tests.checks import fail  # noqa: E402
 from tests.gated_diagnosis import likely_mistake, read_as_contiguous  # noqa: E402
 from grader.kernels import maps as kernel_map  # noqa: E402
 from tests.gated_support import (ACTIVATIONS, expect_float64, expect_formula, expect_kernel_responds,  # noqa: E402
                                  expect_like_own, FLOAT32_RTOL, formula, INTERMEDIATE, inputs, KERNEL,
-                                 KERNEL_INPUTS, project, waits_on, WHOLE_K_HIDDEN, WIDE_HIDDEN)
+                                 KERNEL_INPUTS, project, WHOLE_K_HIDDEN, WIDE_HIDDEN)
 
 pytestmark = pytest.mark.gated
 
@@ -89,7 +90,7 @@ def expect_strides_used(got: torch.Tensor, case: dict, activation: str, operand:
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("layout", ["transposed", "strided"])
-@waits_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection on a strided x"))
+@rests_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection on a strided x"), alone=True)
 def test_forward_noncontiguous_x(kernels, gen, layout):
     """Judged against the kernel's own output on the same x laid out contiguously: the layout is this test's
     property, the formula test_forward_float32's."""
@@ -104,7 +105,7 @@ def test_forward_noncontiguous_x(kernels, gen, layout):
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("layout", ["transposed", "strided"])
-@waits_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection on strided weights"))
+@rests_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection on strided weights"), alone=True)
 def test_forward_noncontiguous_weights(kernels, gen, layout):
     """Weights as views (a transposed copy's .T, every other column; the biases stay contiguous): the
     kernel reads each weight through its own two strides, never as rows HIDDEN elements apart. Judged
@@ -119,7 +120,7 @@ def test_forward_noncontiguous_weights(kernels, gen, layout):
 
 
 @pytest.mark.points(1)
-@waits_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection without biases"))
+@rests_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection without biases"), alone=True)
 def test_forward_without_bias(kernels, gen):
     """HAS_BIAS=False is judged against the kernel's own output with biases of zeros."""
     case = inputs(gen, bias=False, hidden=WHOLE_K_HIDDEN)
@@ -134,7 +135,7 @@ def test_forward_without_bias(kernels, gen):
 
 
 @pytest.mark.points(1)
-@waits_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection leaves x as it was"))
+@rests_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection leaves x as it was"), alone=True)
 def test_input_unmodified(kernels, gen):
     case = inputs(gen, hidden=WHOLE_K_HIDDEN)
     evidence = project(kernels, case, "silu")

@@ -14,12 +14,13 @@ pytest.importorskip(
     "triton", reason="Triton is not installed: it ships for Linux only, so the fused gated-MLP exercise"
                      " cannot run on macOS or Windows (the other suites do)")
 
+from tests.kernel_target import rests_on  # noqa: E402
 from tests.checks import fail  # noqa: E402
 from tests.gated_launch import (check_launch, check_launch_float64, expect_follows_stand_in,  # noqa: E402
                                 expect_from_kernel, expect_launch_works)
 from tests.gated_support import (expect_kernel_responds, expect_kernel_takes_weight_strides,  # noqa: E402
                                  INTERMEDIATE, inputs, KERNEL,
-                                 project, waits_on, WHOLE_K_HIDDEN)
+                                 project, WHOLE_K_HIDDEN)
 
 pytestmark = pytest.mark.gated
 
@@ -27,7 +28,7 @@ from tests.gated_support import kernels, start_both_processes  # noqa: E402,F401
 
 
 @pytest.mark.points(1)
-@waits_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection runs"))
+@rests_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection runs"), alone=True)
 def test_kernel_does_the_work(target, kernels, gen):
     evidence = check_launch(target, kernels, gen)
     check_launch_float64(target, gen)
@@ -39,7 +40,7 @@ def test_kernel_does_the_work(target, kernels, gen):
 
 
 @pytest.mark.points(1)
-@waits_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection on a 3-d x"))
+@rests_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection on a 3-d x"), alone=True)
 def test_forward_3d_input(target, kernels, gen):
     case = inputs(gen, tokens=2 * 3 * 5, hidden=WHOLE_K_HIDDEN)
     case["x"] = case["x"].reshape(2, 15, WHOLE_K_HIDDEN)
@@ -53,7 +54,7 @@ def test_forward_3d_input(target, kernels, gen):
 
 
 @pytest.mark.points(1)
-@waits_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection runs"))
+@rests_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection runs"), alone=True)
 def test_no_tokens(target, kernels, gen):
     case = inputs(gen, tokens=0, hidden=WHOLE_K_HIDDEN)
     got = project(target, case, "silu")["out"]
@@ -65,7 +66,7 @@ def test_no_tokens(target, kernels, gen):
 # ------------------------------------------------------------------------- the combined weight
 
 @pytest.mark.points(2)
-@waits_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection_combined runs"))
+@rests_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection_combined runs"), alone=True)
 def test_combined_weight(target, kernels, gen):
     case = inputs(gen, hidden=WHOLE_K_HIDDEN)
     got = project(target, case, "silu", combined=True)["out"]
@@ -104,7 +105,7 @@ def combined_views_premise(arguments: dict) -> None:
 
 
 @pytest.mark.points(1)
-@waits_on(combined_views_premise)
+@rests_on(combined_views_premise, alone=True)
 def test_combined_weight_not_copied(target, kernels, gen):
     """The combined weight a transposed tensor's .T (its bias contiguous: the kernel takes no bias stride): the halves are views
     of them, offsets and strides, and the kernel gets those views, not copies."""

@@ -16,10 +16,11 @@ pytest.importorskip(
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
+from tests.kernel_target import rests_on  # noqa: E402
 from tests.checks import describe_mismatch, fail  # noqa: E402
 from tests.gated_launch import expect_launch_uses_kernel, stand_in_coefficients, stand_in_words  # noqa: E402
 from tests.gated_support import (EXERCISE, kernel_verdict, INTERMEDIATE, KERNEL,  # noqa: E402
-                                 torch_activation, waits_on, WHOLE_K_HIDDEN)
+                                 torch_activation, WHOLE_K_HIDDEN)
 from tests.seam import error_fields, format_error  # noqa: E402
 
 pytestmark = pytest.mark.gated
@@ -102,7 +103,7 @@ def own_projection(target, weights: dict, x: torch.Tensor, activation: str, **op
 
 @pytest.mark.points(2)
 @pytest.mark.parametrize("activation", ["silu", "gelu"])
-@waits_on(block_premise("FusedGatedMLP(activation={activation!r}) runs"))
+@rests_on(block_premise("FusedGatedMLP(activation={activation!r}) runs"), alone=True)
 def test_block_matches_glu(target, kernels, gen, activation):
     dtype = block_dtype(kernels)
     evidence, weights, x, grad_out = module_run(target, gen, activation, dtype)
@@ -128,7 +129,7 @@ def test_block_matches_glu(target, kernels, gen, activation):
 
 
 @pytest.mark.points(2)
-@waits_on(block_premise("FusedGatedMLP's backward runs"))
+@rests_on(block_premise("FusedGatedMLP's backward runs"), alone=True)
 def test_block_gradients(target, kernels, gen):
     dtype = block_dtype(kernels)
     evidence, weights, x, grad_out = module_run(target, gen, "gelu", dtype)
@@ -156,7 +157,7 @@ def test_block_gradients(target, kernels, gen):
 
 
 @pytest.mark.points(1)
-@waits_on(block_premise("FusedGatedMLP runs in training"))
+@rests_on(block_premise("FusedGatedMLP runs in training"), alone=True)
 def test_block_dropout(target, kernels, gen):
     evidence, *_ = module_run(target, gen, "silu", block_dtype(kernels), dropout=0.5, train=True)
     zeros = (evidence["out"] == 0).double().mean().item()
