@@ -4,6 +4,8 @@
   instructor's code, always in this process.
 * ``gen``: a torch.Generator seeded from ``--seed`` and the test's id, so every test draws the same
   data on every run, and the grader can draw fresh data with another seed.
+* ``kernels``: for a Triton exercise's tests, the student's kernels alone under the given launch code, in
+  a process of their own (``tests/kernel_target.py``), one per exercise and session.
 * Every graded test must carry one task marker and ``points(n)`` with n > 0: a test worth nothing,
   or points a grader cannot find, is a collection error rather than a silent gap.
 """
@@ -16,6 +18,7 @@ import pytest
 import torch
 
 from grader.kernels.pictures import clear_pictures
+from grader.kernels.source import KERNEL_EXERCISES
 from grader.paths import reference_present
 from grader.plugin import STARTED_CHILDREN
 from grader.probes.safe_text import shorten
@@ -146,7 +149,50 @@ def target(pytestconfig: pytest.Config) -> Target:
 @pytest.fixture(autouse=True)
 def _time_counts_against_the_task(request: pytest.FixtureRequest, target: Target) -> None:
     """Each task has a time budget of its own where the code runs in a child: say whose time this is."""
-    target.task = next((m.name for m in request.node.iter_markers() if m.name in TASKS), "")
+    target.task = task_of(request)
+
+
+def task_of(request: pytest.FixtureRequest) -> str:
+    """The task a test grades, by its marker ("" for none)."""
+    return next((m.name for m in request.node.iter_markers() if m.name in TASKS), "")
+
+
+def kernel_exercise(request: pytest.FixtureRequest) -> str | None:
+    """The Triton exercise a test grades (by its task's marker), or None."""
+    exercise = EXERCISE_OF.get(task_of(request))
+    return exercise if exercise in KERNEL_EXERCISES else None
+
+
+_KERNELS = pytest.StashKey[dict]()
+
+
+@pytest.fixture
+def kernels(request: pytest.FixtureRequest, pytestconfig: pytest.Config, target: Target,
+            tmp_path_factory: pytest.TempPathFactory) -> Target:
+    """The student's kernels alone, in a process of their own, launched by the exercise's given launch
+    code (the reference's; in the student release the stub's, the same code, checked when the release is
+    made) on the tensors the test picks: what the kernel tests judge, where no Python of the student's
+    runs. One per exercise and session, however many files its suite is split into."""
+    exercise = kernel_exercise(request)
+    made = pytestconfig.stash.setdefault(_KERNELS, {})
+    if exercise not in made:
+        from tests.kernel_target import student_kernels
+        from tests.snapshot import triton_launch_code
+
+        made[exercise] = student_kernels(pytestconfig, target, tmp_path_factory.mktemp(f"{exercise}_kernels"),
+                                         KERNEL_EXERCISES[exercise], triton_launch_code(exercise))
+    return made[exercise]
+
+
+@pytest.fixture(autouse=True)
+def _start_both_processes(request: pytest.FixtureRequest, target: Target) -> None:
+    """A Triton exercise's two processes (the student's file, the student's kernels) started side by side
+    before its first test needs one: each start imports torch and triton (seconds)."""
+    exercise = kernel_exercise(request)
+    if exercise is not None:
+        from tests.kernel_target import start_side_by_side
+
+        start_side_by_side([target, request.getfixturevalue("kernels")], exercise, task_of(request))
 
 
 @pytest.fixture(scope="session")

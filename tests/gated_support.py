@@ -26,14 +26,12 @@ import pytest
 import torch
 
 from grader.kernels import maps as kernel_map
-from grader.kernels.source import GATED
 from grader.kernels.triton_errors import triton_error
 from grader.probes.activations import ACTIVATIONS as BY_NAME
 from tests.checks import describe_mismatch, fail
 from tests.gated_diagnosis import likely_mistake, TF32
-from tests.kernel_target import StudentKernels, start_side_by_side, student_kernels, drawn
-from tests.seam import Target, error_fields, format_error
-from tests.snapshot import triton_launch_code
+from tests.kernel_target import StudentKernels, drawn
+from tests.seam import error_fields, format_error
 
 EXERCISE = "triton_gated_mlp"
 TOKENS, HIDDEN, INTERMEDIATE = 37, 45, 29  # no multiple of the 16-wide tiles: every edge is masked
@@ -46,27 +44,6 @@ WIDE_HIDDEN = 509  # 16 bits: 32 steps of the K loop, so that summing in 16 bits
 # partial step (no K mask, the remainder dropped) is TODO 1's tests' to charge, and leaves these to be judged.
 WHOLE_K_HIDDEN = 64
 KERNEL_INPUTS = ["x_ptr", "gate_weight_ptr", "value_weight_ptr"]
-
-
-_made: dict[str, Target] = {}  # the kernels target, made once for the three suite files
-
-
-@pytest.fixture(scope="session")
-def kernels(pytestconfig, target, tmp_path_factory) -> Target:
-    """The student's kernel alone, launched by the given _launch_gated_kernel: the reference's, or in the
-    student release the stub's (the same code, checked when the release is made), so both give the same points.
-    Each suite file that imports this fixture has an instance of its own (pytest keys a fixture by where
-    it is found): one process, not one per file, serves them all."""
-    if "kernels" not in _made:
-        _made["kernels"] = student_kernels(pytestconfig, target, tmp_path_factory.mktemp("gated_kernels"), GATED,
-                                           triton_launch_code(EXERCISE), lambda kwargs: [KERNEL])
-    return _made["kernels"]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def start_both_processes(target, kernels) -> None:
-    """Each target's process started at once."""
-    start_side_by_side([target, kernels], EXERCISE, "gated")
 
 
 def torch_activation(name: str):

@@ -74,23 +74,10 @@ class StudentKernels(Backend):
         return f"the stub's launch code, in {function}"
 
 
-def student_kernels(config: pytest.Config, target: Target, folder: Path, spec: KernelExercise, launch_code: Path,
-                    kernels_of: Callable[[dict], list[str]]) -> Target:
-    """The ``kernels`` target of a Triton suite (see the module docstring); ``folder``: an empty folder.
-
-    One per exercise and session: a suite split over several files imports its session fixture into each,
-    which pytest then runs once per file; every file must judge the same process, started once."""
-    key = (id(config), id(target), spec.exercise)
-    if key not in _KERNEL_TARGETS:
-        _KERNEL_TARGETS[key] = _student_kernels(config, target, folder, spec, launch_code, kernels_of)
-    return _KERNEL_TARGETS[key]
-
-
-_KERNEL_TARGETS: dict[tuple[int, int, str], Target] = {}
-
-
-def _student_kernels(config: pytest.Config, target: Target, folder: Path, spec: KernelExercise, launch_code: Path,
-                     kernels_of: Callable[[dict], list[str]]) -> Target:
+def student_kernels(config: pytest.Config, target: Target, folder: Path, spec: KernelExercise, launch_code: Path
+                    ) -> Target:
+    """The ``kernels`` target of a Triton suite (see the module docstring; the ``kernels`` fixture in
+    tests/conftest.py makes one per exercise and session); ``folder``: an empty folder."""
     name = target_name(config)
     sandboxed = name.startswith(SANDBOX_PREFIX)
     copy = folder / f"{spec.exercise}.py"
@@ -98,7 +85,7 @@ def _student_kernels(config: pytest.Config, target: Target, folder: Path, spec: 
                               target.where(spec.exercise), copy, spec)
     launch = make_backend(f"{SANDBOX_PREFIX if sandboxed else ''}{folder}") if assembled.source else None
     return Target(StudentKernels(target.where(spec.exercise), assembled.problems, launch, copy,
-                                 assembled.student_lines, kernels_of))
+                                 assembled.student_lines, spec.kernels_of))
 
 
 _STARTED: set[tuple[int, str, str]] = set()

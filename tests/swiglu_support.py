@@ -30,17 +30,14 @@ Kernel outputs are compared with the float64 formula evaluated on the very input
 from __future__ import annotations
 
 
-import pytest
 import torch
 import torch.nn.functional as F
 
 from grader.kernels import maps as kernel_map
-from grader.kernels.source import SWIGLU
 from grader.kernels.triton_errors import triton_error
 from tests.checks import Block, BLOCKS, fail, is_close, rounding_errors, ulp
-from tests.kernel_target import drawn, start_side_by_side, student_kernels
-from tests.seam import error_fields, format_error, Target
-from tests.snapshot import triton_launch_code
+from tests.kernel_target import drawn
+from tests.seam import error_fields, format_error
 
 EXERCISE = "triton_swiglu"
 GATE_SCALE = 3.0  # gate spreads over about [-12, 12]: both tails of the sigmoid and the silu minimum
@@ -63,25 +60,6 @@ FUNCTION = {"forward": "swiglu_forward", "backward": "swiglu_backward"}
 
 
 # ------------------------------------------------------------------------------------ helpers
-
-@pytest.fixture(scope="session")
-def kernels(pytestconfig, target, tmp_path_factory) -> Target:
-    """The student's two kernels alone, launched by the reference's launch code (tests/kernel_target.py)
-    on the tensors the test picks. The kernel tests judge what this computes, so the kernels must do
-    the work: no Python of the student's runs there."""
-    def kernels_of(kwargs: dict) -> list[str]:
-        ops = [kwargs["op"]] if "op" in kwargs else [case["op"] for case in kwargs.get("cases", [])]
-        return [KERNEL[op][0] for op in ops]
-
-    return student_kernels(pytestconfig, target, tmp_path_factory.mktemp("kernels"), SWIGLU, triton_launch_code(EXERCISE),
-                           kernels_of)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def start_both_processes(target, kernels) -> None:
-    """The student's file and the student's kernels run in a process each, started side by side."""
-    start_side_by_side([target, kernels], EXERCISE, "swiglu")
-
 
 def draw(gen, shape, dtype, scale=1.0) -> torch.Tensor:
     return (torch.randn(shape, generator=gen, dtype=torch.float64) * scale).to(dtype)

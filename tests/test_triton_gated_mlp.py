@@ -34,7 +34,6 @@ from tests.gated_support import (ACTIVATIONS, expect_float64, expect_formula, ex
 
 pytestmark = pytest.mark.gated
 
-from tests.gated_support import kernels, start_both_processes  # noqa: E402,F401  fixtures of these tests
 
 
 @pytest.mark.points(1)

@@ -24,7 +24,6 @@ from tests.gated_support import (expect_kernel_responds, expect_kernel_takes_wei
 
 pytestmark = pytest.mark.gated
 
-from tests.gated_support import kernels, start_both_processes  # noqa: E402,F401  fixtures of these tests
 
 
 @pytest.mark.points(1)

@@ -25,7 +25,6 @@ from tests.seam import error_fields, format_error  # noqa: E402
 
 pytestmark = pytest.mark.gated
 
-from tests.gated_support import kernels, start_both_processes  # noqa: E402,F401  fixtures of these tests
 
 
 def block_premise(what: str):

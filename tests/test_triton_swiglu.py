@@ -35,7 +35,6 @@ from tests.swiglu_support import (draw, EMPTY_SHAPES, EXERCISE, expect_kernels_l
 pytestmark = pytest.mark.swiglu
 
 
-from tests.swiglu_support import kernels, start_both_processes  # noqa: E402,F401  fixtures of these tests
 
 
 # ------------------------------------------------------------------------------ the forward kernel

@@ -29,7 +29,6 @@ pytestmark = pytest.mark.swiglu
 KERNELS = ("forward", "backward")  # both kernels run under swiglu's autograd
 
 
-from tests.swiglu_support import kernels, start_both_processes  # noqa: E402,F401  fixtures of these tests
 
 
 # ---------------------------------------------------------------------------- autograd wiring

@@ -24,7 +24,6 @@ from tests.swiglu_support import EXERCISE, expect_stand_in_followed, FUSED, stan
 pytestmark = pytest.mark.swiglu
 
 
-from tests.swiglu_support import kernels, start_both_processes  # noqa: E402,F401  fixtures of these tests
 
 
 # --------------------------------------------------------------------------- the FusedSwiGLU block

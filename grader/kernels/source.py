@@ -38,17 +38,28 @@ class KernelExercise:
     """What an exercise's kernel tests take from the student (``kernels``, by name, with their TODO) and
     from the reference (everything else, but ``not_copied``: its answers to the TODOs the kernel tests do
     not judge); ``launchers``: the launch function of each kernel, which raises if the kernel could not
-    be taken."""
+    be taken; ``ops``: the kernel each value of a probe's ``op`` launches (none: every probe may launch
+    every kernel), so that a kernel the grader refused is told only where it was needed."""
 
     exercise: str
     kernels: dict[str, str]
     launchers: dict[str, str]
     not_copied: frozenset[str]
+    ops: tuple[tuple[str, str], ...] = ()
+
+    def kernels_of(self, probe_arguments: dict) -> list[str]:
+        """The kernels a probe with these arguments launches (``op``, or each case's)."""
+        if not self.ops:
+            return list(self.kernels)
+        ops = ([probe_arguments["op"]] if "op" in probe_arguments
+               else [case["op"] for case in probe_arguments.get("cases", [])])
+        return [dict(self.ops)[op] for op in ops]
 
 
 SWIGLU = KernelExercise("triton_swiglu", {"_swiglu_forward_kernel": "TODO 1", "_swiglu_backward_kernel": "TODO 2"},
                         {"_swiglu_forward_kernel": "swiglu_forward", "_swiglu_backward_kernel": "swiglu_backward"},
-                        frozenset({"SwiGLUFunction", "swiglu", "FusedSwiGLU"}))
+                        frozenset({"SwiGLUFunction", "swiglu", "FusedSwiGLU"}),
+                        (("forward", "_swiglu_forward_kernel"), ("backward", "_swiglu_backward_kernel")))
 GATED = KernelExercise("triton_gated_mlp", {"_gated_projection_kernel": "TODO 1"},
                        {"_gated_projection_kernel": "_launch_gated_kernel"},
                        frozenset({"gated_projection", "gated_projection_combined", "GatedProjectionFunction",
