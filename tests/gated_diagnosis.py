@@ -180,12 +180,14 @@ def activation_off(got: torch.Tensor, case: dict, activation: str) -> bool:
     return ordered.diff().abs().mean().item() < 0.3 * (ordered - ordered.mean()).abs().mean().item()
 
 
-def read_as_contiguous(got: torch.Tensor, case: dict, activation: str, operand: str, layout: str) -> bool:
+def read_as_contiguous(got: torch.Tensor, own: torch.Tensor, case: dict, activation: str, operand: str,
+                       layout: str) -> bool:
     """Whether ``got`` is what a kernel computes that reads ``operand`` ("x" or "weights"), laid out in
     ``layout``, as contiguous rows: a transposed view's memory row by row, or, strided, the NaN the
-    probe keeps between its elements (the kernel under test computes on contiguous tensors: the premise)."""
+    probe keeps between its elements, where the kernel's ``own`` output on contiguous tensors has none (a
+    kernel that leaves tiles unwritten leaves them NaN on any layout)."""
     if layout == "strided":
-        return bool(torch.isnan(got).any())
+        return bool((torch.isnan(got) & ~torch.isnan(own)).any()) if got.shape == own.shape else False
     x, wg, wv, bg, bv = _parts(case)
 
     def memory_as_rows(t: torch.Tensor) -> torch.Tensor:

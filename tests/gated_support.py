@@ -159,10 +159,12 @@ def kernel_verdict(kernels, dtype: torch.dtype = torch.float32, weight_layout: s
 
 
 def responds_verdict(kernels) -> str:
-    """"" when the student's kernel, under trusted launch code, writes a finite output that changes with x
+    """"" when the student's kernel, under trusted launch code, writes finite values that change with x
     and with the weights (x with WHOLE_K_HIDDEN features), else why not: what a test that judges the kernel
     against its own output (on a strided copy, without biases, under the student's launch) needs, since a
-    kernel that computes nothing equals itself on any layout."""
+    kernel that computes nothing equals itself on any layout. Elements it leaves unwritten (NaN here) do
+    not stop it: those tests compare NaN with NaN, so a kernel that writes only some tiles is judged on its
+    layouts by the tiles it writes (the tiles it leaves are the formula tests' to charge)."""
     key = "responds"
     if key not in _verdicts:
         gen = drawn(f"gated kernel responds {WHOLE_K_HIDDEN}")
@@ -174,12 +176,13 @@ def responds_verdict(kernels) -> str:
             moved_w = project(kernels, {**case, "gate_weight": other_weights["gate_weight"],
                                         "value_weight": other_weights["value_weight"]}, "silu")["out"]
             want = (TOKENS, INTERMEDIATE)
-            if tuple(out.shape) != want or not torch.isfinite(out).all():
-                verdict = f"{KERNEL} wrote an output of shape {tuple(out.shape)} with non-finite values" if tuple(
+            if tuple(out.shape) != want or not torch.isfinite(out).any():
+                verdict = f"{KERNEL} wrote no finite value" if tuple(
                     out.shape) == want else f"{KERNEL} wrote shape {tuple(out.shape)}, expected {want}"
-            elif torch.equal(out, moved_x) or torch.equal(out, moved_w):
-                verdict = (f"{KERNEL}'s output does not change when "
-                           f"{'x' if torch.equal(out, moved_x) else 'the weights'} change: it computes nothing from them yet")
+            elif (same_x := torch.equal(out.nan_to_num(), moved_x.nan_to_num())) or torch.equal(
+                    out.nan_to_num(), moved_w.nan_to_num()):
+                verdict = (f"{KERNEL}'s output does not change when {'x' if same_x else 'the weights'} change: it"
+                           " computes nothing from them yet")
             else:
                 verdict = ""
         except pytest.fail.Exception as failure:

@@ -79,8 +79,11 @@ def test_forward_16bit(kernels, gen, dtype):
              cause="16-bit accumulation")
 
 
-def expect_strides_used(got: torch.Tensor, case: dict, activation: str, operand: str, layout: str, strides: str) -> None:
-    if read_as_contiguous(got, case, activation, operand, layout):
+def expect_strides_used(got: torch.Tensor, own: torch.Tensor, case: dict, activation: str, operand: str, layout: str,
+                        strides: str) -> None:
+    """Where ``got`` (on the strided ``operand``) is not the kernel's ``own`` output, name the reading of it as
+    contiguous rows if that is what it is."""
+    if read_as_contiguous(got, own, case, activation, operand, layout):
         seen = "the NaN between a strided tensor's elements" if layout == "strided" else "a transposed view's memory row by row"
         fail(f"gated_projection on {layout} {operand}: the kernel reads the {operand} as contiguous rows (it got {seen}):"
              f" index each tile with the strides it is given ({strides}), never a row length of K or a step of 1"
@@ -94,9 +97,9 @@ def test_forward_noncontiguous_x(kernels, gen, layout):
     """Judged against the kernel's own output on the same x laid out contiguously: the layout is this test's
     property, the formula test_forward_float32's."""
     case = inputs(gen, hidden=WHOLE_K_HIDDEN)
-    got = project(kernels, case, "silu", layout=layout)["out"]
-    expect_strides_used(got, case, "silu", "x", layout, "stride_xm, stride_xk")
-    expect_like_own(got, project(kernels, case, "silu")["out"], f"gated_projection on a {layout} x",
+    got, own = project(kernels, case, "silu", layout=layout)["out"], project(kernels, case, "silu")["out"]
+    expect_strides_used(got, own, case, "silu", "x", layout, "stride_xm, stride_xk")
+    expect_like_own(got, own, f"gated_projection on a {layout} x",
                     "on the same x made contiguous", "index x's tile with the strides it is given (stride_xm,"
                     " stride_xk), never assume a row is K elements long or its elements 1 apart (TODO 1)",
                     "x strides ignored")
@@ -110,9 +113,9 @@ def test_forward_noncontiguous_weights(kernels, gen, layout):
     kernel reads each weight through its own two strides, never as rows HIDDEN elements apart. Judged
     against the kernel's own output on contiguous weights."""
     case = inputs(gen, hidden=WHOLE_K_HIDDEN)
-    got = project(kernels, case, "gelu", weight_layout=layout)["out"]
-    expect_strides_used(got, case, "gelu", "weights", layout, "stride_gn, stride_gk and stride_vn, stride_vk")
-    expect_like_own(got, project(kernels, case, "gelu")["out"], f"gated_projection on {layout} weights",
+    got, own = project(kernels, case, "gelu", weight_layout=layout)["out"], project(kernels, case, "gelu")["out"]
+    expect_strides_used(got, own, case, "gelu", "weights", layout, "stride_gn, stride_gk and stride_vn, stride_vk")
+    expect_like_own(got, own, f"gated_projection on {layout} weights",
                     "on the same weights made contiguous", "index each weight's (K, N) tile with its own stride_gn,"
                     " stride_gk / stride_vn, stride_vk, never assume a weight's row is K elements long or its"
                     " elements 1 apart (TODO 1)", "weight strides ignored")
