@@ -1,7 +1,7 @@
 """Triton's own error messages that mean something a student can act on, matched here and nowhere else.
 
 Each is an id and a pattern on the error's one line (Triton's words, which a Triton release may change:
-``selfcheck/test_triton_errors.py`` makes each error under the interpreter and checks its pattern still
+the maintainers' self-checks make each error under the interpreter and check that its pattern still
 matches). A suite says what an id means for its kernel (which TODO, which dtype rule); none matches
 Triton's words itself.
 """
