@@ -19,8 +19,10 @@ as it says fails the variant's check with the edit and the count, so a changed r
 mapping a failing test id to a phrase its message must contain. Tests it does not name may pass or
 fail. A correct variant declares ``EXPECT_FAILURES = {}`` and must pass every test.
 
-Every run is a fresh pytest process, so nothing a variant does can leak into another run. Two
-options make many runs cheaper without sharing anything between them:
+Every run is a fresh pytest process, so nothing a variant does can leak into another run; the
+unsandboxed children a run starts (the student's process, the kernels') are fresh forks of one warm
+zygote (``grader/sandbox/zygote.py``) that holds only the imports. Two options make many runs cheaper
+without sharing anything between them:
 
 * ``preloaded=True`` forks each run from the grader's warm fork server (``instructor/warm.py``), which
   has already imported torch and pytest, instead of starting Python from scratch: the same pytest
@@ -49,6 +51,7 @@ from typing import Callable, Hashable, Iterator, Sequence, TypeVar
 
 from grader.cli import INSTRUCTOR_COMMANDS
 from grader.paths import KERNEL_MAPS_ENV, REFERENCE, REPO, reference_file
+from grader.sandbox.zygote import ZYGOTE_ENV, Zygote
 
 VARIANTS = Path(__file__).resolve().parent / "variants"
 INSTRUCTOR_FLAGS = {*INSTRUCTOR_COMMANDS, "--csv", "--resume", "--only"}  # the commands, as the grader's CLI lists them
@@ -119,6 +122,7 @@ def run_suite(suite: str | tuple[str, ...], target: str, *extra: str, timeout: f
         env[KERNEL_MAPS_ENV] = "1" if pictures else "0"
         if threads:
             env.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+        env[ZYGOTE_ENV] = zygote_address()  # the run's unsandboxed children start warm
         if preloaded and hasattr(os, "fork"):
             log = Path(tmp) / "output.txt"
             code, timed_out = start_preloaded()(argv, env, log, timeout)
@@ -287,3 +291,18 @@ def start_preloaded():
 
         _runner = ForkServerRunner()
     return _runner
+
+
+_zygote: Zygote | None = None
+_zygote_lock = threading.Lock()
+
+
+def zygote_address() -> str:
+    """The socket of this process's child zygote (grader/sandbox/zygote.py), started on first use: the
+    children of every run (the student's process, the kernels') fork from it, warm, instead of each
+    importing torch and Triton afresh. It ends with this process."""
+    global _zygote
+    with _zygote_lock:
+        if _zygote is None:
+            _zygote = Zygote()
+        return _zygote.address

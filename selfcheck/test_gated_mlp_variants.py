@@ -1,10 +1,13 @@
 """The fused gated-MLP suite against known wrong and correct implementations, the stubs and the reference.
 
-The shared checks come from ``selfcheck.variant_checks``. The mistakes in ``ONLY_NAMED`` break one
-property each, so they must fail the tests they name and nothing else: one mistake, one charge. And no
-message may guess at a cause the variant does not have (``MISLEADING``): a precision test that blames
-16-bit sums while the formula is wrong, an out-of-bounds tile blamed on a layout, in SwiGLU's words
-rather than a GEMM's, dropout blamed for a kernel's NaN, a combined-weight mistake sent to TODO 1.
+The shared checks come from ``selfcheck.variant_checks``. A run of the whole suite costs tens of CPU
+seconds in Triton's interpreter, so a wrong variant gets only the tests it names, except those in
+``WHOLE_SUITE``: the policy table's panel (its points), and the mistakes in ``ONLY_NAMED``, which break
+one property each, so they must fail the tests they name and nothing else: one mistake, one charge.
+And no message of a variant's run may guess at a cause the variant does not have (``MISLEADING``): a
+precision test that blames 16-bit sums while the formula is wrong, an out-of-bounds tile blamed on a
+layout, in SwiGLU's words rather than a GEMM's, dropout blamed for a kernel's NaN, a combined-weight
+mistake sent to TODO 1.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import pytest
 
 from grader.tasks import TASKS
+from selfcheck.grading_policy import PANEL
 from selfcheck.variant_checks import VariantChecks
 
 GATED_SUITES = next(task.suites for task in TASKS if task.name == "gated")
@@ -21,6 +25,7 @@ pytest.importorskip("triton", reason="Triton is not installed (Linux only): the 
 ONLY_NAMED = frozenset({"combined_halves_swapped", "accumulates_in_16bit", "backward_drops_gate_bias", "projection_in_pytorch",
               "float32_for_float64", "combined_weight_copied", "combined_weight_interleaved",
               "float64_summed_in_float32", "public_flaggems_matmul_bias_activation"})
+WHOLE_SUITE = ONLY_NAMED | set(PANEL["test_triton_gated_mlp.py"][1])  # the panel's runs give the table its points
 
 # phrase -> the variants whose messages may say it (none: no variant's may)
 MISLEADING = {"accumulating in 16 bits": {"accumulates_in_16bit"}, "is not contiguous": set(),
@@ -40,5 +45,6 @@ def no_misleading_messages(variant, outcomes: dict) -> list[str]:
 
 class TestGatedMlpVariants(VariantChecks):
     suite, exercise, min_wrong, min_correct = GATED_SUITES, "triton_gated_mlp", 20, 3
+    whole_suite = WHOLE_SUITE
     only_named = ONLY_NAMED
     extra_problems = staticmethod(no_misleading_messages)

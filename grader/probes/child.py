@@ -92,8 +92,9 @@ def become(uid: int) -> None:
         raise SystemExit("could not drop to the submission's uid")
 
 
-def main() -> None:
-    args = sys.argv[1:]
+def main(args: list[str] | None = None) -> None:
+    """``args``: the command line's (a warm fork, grader/sandbox/zygote.py, passes none)."""
+    args = sys.argv[1:] if args is None else list(args)
     if "--uid" in args:  # first of all: nothing of the submission may ever run as root
         at = args.index("--uid")
         become(int(args[at + 1]))

@@ -19,6 +19,7 @@ from grader.sandbox.mounts import gpu_present, bwrap_command, child_sys_path
 from grader.sandbox.limits import (CHILD_PACKAGE, CHILD_SCRIPT, CPU_BUDGETS, GRADER_DIR, MAX_SUBMISSION_FILE_BYTES,
                                    MAX_SUBMISSION_FILES, SANDBOX_ENV, SANDBOX_REQUIRED, SANDBOX_STARTED_ENV, GraderError)
 from grader.sandbox.launch import ChildFailure, ChildProcess, Plan, plans_to_try, working_plans
+from grader.sandbox.zygote import ZYGOTE_ENV, fork_child
 
 
 class ChildStarter:
@@ -188,17 +189,22 @@ class ChildStarter:
                 env, cwd = self._child_env(home), inner_cwd
         stderr_file = tempfile.NamedTemporaryFile(prefix="grader-child-stderr-", delete=False)
         stderr_path = Path(stderr_file.name)
+        zygote = os.environ.get(ZYGOTE_ENV) if not self.sandbox else None
         try:
-            proc = spawn(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr_file,
-                         cwd=cwd, env=env, start_new_session=True, pass_fds=pass_fds,
-                         preexec_fn=limit_preexec(self.limits, data_limit=gpu,
-                                                   uid=None if drop_in_child else uid, own_uid=uid is not None,
-                                                   # a local run is the student's own machine: crashes
-                                                   # and hangs are caught, memory is theirs to use
-                                                   memory_limit=self.sandbox,
-                                                   cgroup_procs=self._cgroup_procs(),
-                                                   cpu_budgets=CPU_BUDGETS)
-                         if os.name == "posix" else None)
+            if zygote:  # the same child, forked warm (grader/sandbox/zygote.py): never a sandboxed one
+                proc = fork_child(zygote, self.limits, data_limit=gpu, cpu_budgets=CPU_BUDGETS,
+                                  stderr_fd=stderr_file.fileno())
+            else:
+                proc = spawn(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr_file,
+                             cwd=cwd, env=env, start_new_session=True, pass_fds=pass_fds,
+                             preexec_fn=limit_preexec(self.limits, data_limit=gpu,
+                                                       uid=None if drop_in_child else uid, own_uid=uid is not None,
+                                                       # a local run is the student's own machine: crashes
+                                                       # and hangs are caught, memory is theirs to use
+                                                       memory_limit=self.sandbox,
+                                                       cgroup_procs=self._cgroup_procs(),
+                                                       cpu_budgets=CPU_BUDGETS)
+                             if os.name == "posix" else None)
         except (OSError, subprocess.SubprocessError) as exc:  # e.g. the uid may not run this Python
             stderr_path.unlink(missing_ok=True)
             raise ChildFailure("GraderError", _start_failure(exc), "start") from exc
