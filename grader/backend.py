@@ -1,8 +1,8 @@
 """The one interface of every place code under test (or the reference) runs: a *backend*.
 
-The suites talk to a backend only through ``tests/seam.py``'s ``Target``; the backends are the seam's
+The suites talk to a backend only through ``grader/judge/seam.py``'s ``Target``; the backends are the seam's
 own (in this process; a child beside it), the sandbox's (``grader/sandbox/``: a sandboxed child) and
-the reference's (``tests/snapshot.py``: live or recorded). Each says the same four things, so no
+the reference's (``grader/judge/snapshot.py``: live or recorded). Each says the same four things, so no
 caller needs to ask which kind it has.
 """
 

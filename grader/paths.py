@@ -15,7 +15,7 @@ NOTEBOOKS = REPO / "notebooks"
 REFERENCE = REPO / "solution" / "hidden"  # the instructor's code: absent from the student release
 KNOWN_MISTAKES = REFERENCE / "known_mistakes.py"
 SNAPSHOT = TESTS / "snapshots" / "reference.pt"  # the reference's recorded answers, for the release
-SNAPSHOT_SEED = 0  # the only seed the recorded answers are for (tests/snapshot.py)
+SNAPSHOT_SEED = 0  # the only seed the recorded answers are for (grader/judge/snapshot.py)
 # The Triton kernel tests launch the student's kernels with trusted launch code (grader/kernels/source.py):
 # the reference's where it is present; in the release, the stub's as handed out, which the release
 # writes here (the student edits the exercise file, the given launch code included).

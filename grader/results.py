@@ -3,7 +3,7 @@ the batch CSV), apart from the code that runs the tests (``grading``).
 
 A test's verdict is two things: a message for people (``message``, ``detail``), and fields for
 machines (``kind``, ``cause``, ``todo``, ``waits_on``), which the test itself sets
-(``tests/checks.py``'s ``fail``). Nothing here or downstream reads a message to decide anything.
+(``grader/judge/checks.py``'s ``fail``). Nothing here or downstream reads a message to decide anything.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class Kind(str, Enum):
 
 @dataclass(frozen=True)
 class Fields:
-    """A test's verdict for machines, as the test itself sets it (``tests/checks.py``'s ``fail``): the one
+    """A test's verdict for machines, as the test itself sets it (``grader/judge/checks.py``'s ``fail``): the one
     definition the suites, the plugin, the grade and every report share. A kind that is not a ``Kind``
     is an error here, never a silent "failed"."""
     kind: Kind
@@ -59,7 +59,7 @@ class TestResult:
     status: str      # passed | failed | skipped
     message: str = ""  # for people: one line, as the student's pytest printed it
     detail: str = ""
-    # For machines, set by the test itself (tests/checks.py fail, recorded by tests/conftest.py):
+    # For machines, set by the test itself (grader/judge/checks.py fail, recorded by tests/conftest.py):
     kind: str = "passed"  # one of KINDS
     cause: str = ""       # a stable id of what went wrong ("" when passed; "unexplained" when no test knows)
     todo: str = ""        # the TODO it points at, where the test knows it

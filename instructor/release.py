@@ -2,7 +2,7 @@
 
 It holds the stubs (made from the reference's marked regions, ``instructor/stubs.py``: the release
 refuses stubs that are not what the reference makes), the graded suites with the reference's recorded answers
-(``tests/snapshots/reference.pt``, see ``tests/snapshot.py``), the notebooks (run again there, so
+(``tests/snapshots/reference.pt``, see ``grader/judge/snapshot.py``), the notebooks (run again there, so
 their stored outputs show what a student with the stubs sees), the tutor prompt, the requirements, the
 "check my work" workflow and a student README: this README without its instructor-only parts. It
 holds no reference: before anything is written, every file is checked for the reference's code and
@@ -197,7 +197,7 @@ def make_release(out: Path, *, execute_notebooks: bool = True) -> list[Path]:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
         (staging / "README.md").write_text(student_readme((REPO / "README.md").read_text()))
-        # The Triton kernel tests' trusted launch code: the stub's, as handed out (tests/snapshot.py).
+        # The Triton kernel tests' trusted launch code: the stub's, as handed out (grader/judge/snapshot.py).
         for exercise, spec in KERNEL_EXERCISES.items():
             launch = staging / launch_code_file(exercise).relative_to(REPO)
             launch.write_text(stub_launch_code((REPO / "exercises" / f"{exercise}.py").read_text(), spec))

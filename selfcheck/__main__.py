@@ -2,7 +2,7 @@
 
 1. every graded suite on the reference, judged by the reference's recorded answers, the snapshot the
    student release uses (``pytest tests --target reference --reference snapshot``; a failure there:
-   the snapshot has drifted, ``python -m tests.snapshot`` records it again);
+   the snapshot has drifted, ``python -m grader.judge.snapshot`` records it again);
 2. the checks of the checks (``pytest selfcheck``): each suite passes on the reference (judged by
    the live reference), wrong implementations fail, correct ones pass, the stubs fail with their
    pointers, the grader cannot be gamed, the notebook's twin is in step;

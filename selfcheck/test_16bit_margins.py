@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import torch
 
-from tests.checks import ulp
-from tests.swiglu_support import (EAGER_MEAN_SLACK, GATE_SCALE, HALF_SHAPE, backward_formula, draw,
+from grader.judge.checks import ulp
+from grader.judge.swiglu_support import (EAGER_MEAN_SLACK, GATE_SCALE, HALF_SHAPE, backward_formula, draw,
                                       eager_backward, eager_forward, forward_formula, mean_ulps, tolerance)
 
 SEEDS = 50

@@ -24,7 +24,7 @@ def grade_with(tests: list[Result]) -> Grade:
 
 def failed(name: str, task: str, message: str, worth: int = 1, kind: str = "failed", cause: str = "unexplained",
            waits_on: str = "") -> Result:
-    """A failed result with the fields its test would set (tests/checks.py's fail)."""
+    """A failed result with the fields its test would set (grader/judge/checks.py's fail)."""
     return Result(name=name, task=task, points=0, max_points=worth, status="failed", message=message, kind=kind,
                   cause=cause, waits_on=waits_on)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from tests.gated_support import WIDE_HIDDEN, formula, inputs
+from grader.judge.gated_support import WIDE_HIDDEN, formula, inputs
 
 SEEDS = 30
 TILE = 16  # the reference's BLOCK_K

@@ -261,7 +261,7 @@ def test_prairielearn_grader_grades_as_the_gradescope_bundle_does(tmp_path):
 
 def test_seam_runs_mlp_in_process_and_isolates_triton():
     from grader.sandbox import ChildBackend, SandboxBackend
-    from tests.seam import ISOLATED_EXERCISES, LocalBackend, make_backend
+    from grader.judge.seam import ISOLATED_EXERCISES, LocalBackend, make_backend
 
     assert "triton_swiglu" in ISOLATED_EXERCISES
     for target in ("exercises", "reference", str(VARIANTS / "mlp_block")):
@@ -274,7 +274,7 @@ def test_seam_runs_mlp_in_process_and_isolates_triton():
 
 def test_a_crash_in_an_isolated_exercise_is_one_error(tmp_path):
     """A segfault in triton_swiglu.py fails that exercise's call; this process and mlp_block go on."""
-    from tests.seam import make_backend
+    from grader.judge.seam import make_backend
 
     (tmp_path / "triton_swiglu.py").write_text("import ctypes\nctypes.string_at(0)\n")
     shutil.copy(VARIANTS / "mlp_block" / "correct_textbook.py", tmp_path / "mlp_block.py")
@@ -293,7 +293,7 @@ def test_a_kind_that_is_not_one_is_an_error():
     """The verdict's fields have one definition (grader/results.py's Fields): a mistyped kind in a suite
     is an error where it is made, never a silent "failed"."""
     from grader.results import Fields
-    from tests.checks import fail
+    from grader.judge.checks import fail
 
     with pytest.raises(ValueError, match="not a valid Kind"):
         Fields("faild", "a cause")

@@ -153,7 +153,7 @@ def probe_variant(folder, exercise: str, variant: str, probe: str, **arguments) 
     """What ``probe`` reports for ``variant`` of ``exercise`` (or the reference), run in a child process as
     the suites run it."""
     pytest.importorskip("triton", reason="Triton is not installed (Linux only)")
-    from tests.seam import make_backend
+    from grader.judge.seam import make_backend
 
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{exercise}.py").write_text(reference_file(exercise).read_text() if variant == "reference"

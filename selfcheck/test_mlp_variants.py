@@ -54,4 +54,4 @@ def test_release_snapshot_grades_every_variant_as_the_live_reference():
     same outcomes and messages there as against the live reference (``selfcheck/compare_snapshot.py``)."""
     found = differences()
     assert not found, (f"{len(found)} outcomes differ between the live reference and tests/snapshots/reference.pt"
-                       " (record it again: python -m tests.snapshot):\n" + "\n".join(found[:10]))
+                       " (record it again: python -m grader.judge.snapshot):\n" + "\n".join(found[:10]))

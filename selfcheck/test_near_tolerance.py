@@ -3,7 +3,7 @@
 tanh GELU with sqrt(2/pi) written as 0.79788456 (Megatron-LM, BLOOM) is about 6e-10 from tanh GELU's
 output, where the parity test's float64 tolerance (1e-9) sits: judged by that tolerance, a block that
 hard-codes it passed on some seeds and failed on others. The suite tells it by which output it is
-nearer to (``nearest_mistake`` in tests/block_evidence.py). Here that decision, and the one for a
+nearer to (``nearest_mistake`` in grader/judge/block_evidence.py). Here that decision, and the one for a
 right block, is taken on the data of 2,000 seeds each, in process (the whole suite per seed is what
 ``test_seed_stability.py`` runs, under fewer seeds).
 """
@@ -13,11 +13,11 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from tests.block_evidence import nearest_mistake
-from tests.block_runs import HIDDEN, INTERMEDIATE
-from tests.checks import BLOCKS, diagnosis_input, random_weights
-from tests.seam import Reference
-from tests.snapshot import LiveReference
+from grader.judge.block_evidence import nearest_mistake
+from grader.judge.block_runs import HIDDEN, INTERMEDIATE
+from grader.judge.checks import BLOCKS, diagnosis_input, random_weights
+from grader.judge.seam import Reference
+from grader.judge.snapshot import LiveReference
 
 SEEDS = range(2000)
 REFERENCE = Reference(LiveReference())

@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 from grader.probes import load_module
-from tests.seam import exercise_file
+from grader.judge.seam import exercise_file
 
 reference = load_module(str(exercise_file("reference", "mlp_block")), "_selfcheck_reference_mlp_block")
 

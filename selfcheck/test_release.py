@@ -22,7 +22,7 @@ import torch
 from instructor import release
 from grader.paths import REFERENCE, REPO
 from selfcheck.harness import VARIANTS, materialize, parallel, read_report, reference_sources, verdict
-from tests import snapshot
+from grader.judge import snapshot
 
 # Mistakes whose hints come from the recorded known-mistake outputs (the activation's path, a
 # hard-coded or missing activation, the residual, a dropout mistake behind a forward mistake) or from

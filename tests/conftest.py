@@ -1,11 +1,11 @@
 """Fixtures and rules shared by the graded suites.
 
-* ``target``: the code under test, chosen by the seam (``tests/seam.py``); ``reference``: the
+* ``target``: the code under test, chosen by the seam (``grader/judge/seam.py``); ``reference``: the
   instructor's code, always in this process.
 * ``gen``: a torch.Generator seeded from ``--seed`` and the test's id, so every test draws the same
   data on every run, and the grader can draw fresh data with another seed.
 * ``kernels``: for a Triton exercise's tests, the student's kernels alone under the given launch code, in
-  a process of their own (``tests/kernel_target.py``), one per exercise and session.
+  a process of their own (``grader/judge/kernel_target.py``), one per exercise and session.
 * Every graded test must carry one task marker and ``points(n)`` with n > 0: a test worth nothing,
   or points a grader cannot find, is a collection error rather than a silent gap.
 """
@@ -23,12 +23,12 @@ from grader.paths import reference_present
 from grader.plugin import STARTED_CHILDREN
 from grader.probes.safe_text import shorten
 from grader.results import Kind
-from tests.checks import verdict_fields
-from tests.kernel_target import drawn
+from grader.judge.checks import verdict_fields
+from grader.judge.kernel_target import drawn
 from grader.tasks import TASK_NAMES as TASKS
 from grader.tasks import TASKS as TASK_LIST
 from grader.tasks import register_markers
-from tests.seam import (RECORD_PREFIX, REFERENCE_MODES, Reference, Target, check_reference_available, handed_in,
+from grader.judge.seam import (RECORD_PREFIX, REFERENCE_MODES, Reference, Target, check_reference_available, handed_in,
                         make_backend, make_reference, not_handed_in, target_name)
 
 EXERCISE_OF = {task.name: task.exercise for task in TASK_LIST}
@@ -51,7 +51,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if mode not in REFERENCE_MODES and not mode.startswith(RECORD_PREFIX):
         raise pytest.UsageError(f"--reference {mode}: expected one of {', '.join(REFERENCE_MODES)} or {RECORD_PREFIX}FILE")
     check_reference_available(mode, config.getoption("seed"))  # before any test: one clear line, not one per test
-    from tests.kernel_target import remember_session_seed  # what drawn() draws from
+    from grader.judge.kernel_target import remember_session_seed  # what drawn() draws from
 
     remember_session_seed(config.getoption("seed"))
 
@@ -83,7 +83,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
-    """Each test's structured fields (tests/checks.py's fail sets them) on its report, as
+    """Each test's structured fields (grader/judge/checks.py's fail sets them) on its report, as
     ``user_properties``: what the grader records and the summary below groups by."""
     outcome = yield
     report = outcome.get_result()
@@ -176,8 +176,8 @@ def kernels(request: pytest.FixtureRequest, pytestconfig: pytest.Config, target:
     exercise = kernel_exercise(request)
     made = pytestconfig.stash.setdefault(_KERNELS, {})
     if exercise not in made:
-        from tests.kernel_target import student_kernels
-        from tests.snapshot import triton_launch_code
+        from grader.judge.kernel_target import student_kernels
+        from grader.judge.snapshot import triton_launch_code
 
         made[exercise] = student_kernels(pytestconfig, target, tmp_path_factory.mktemp(f"{exercise}_kernels"),
                                          KERNEL_EXERCISES[exercise], triton_launch_code(exercise))
@@ -190,7 +190,7 @@ def _start_both_processes(request: pytest.FixtureRequest, target: Target) -> Non
     before its first test needs one: each start imports torch and triton (seconds)."""
     exercise = kernel_exercise(request)
     if exercise is not None:
-        from tests.kernel_target import start_side_by_side
+        from grader.judge.kernel_target import start_side_by_side
 
         start_side_by_side([target, request.getfixturevalue("kernels")], exercise, task_of(request))
 

@@ -18,8 +18,8 @@ from fractions import Fraction
 
 import pytest
 
-from tests.checks import fail
-from tests.seam import error_fields, format_error
+from grader.judge.checks import fail
+from grader.judge.seam import error_fields, format_error
 
 pytestmark = pytest.mark.cost
 

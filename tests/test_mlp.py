@@ -3,8 +3,8 @@
 Run all: ``pytest tests/test_mlp.py``; one task: ``pytest tests/test_mlp.py -m glu``.
 Each test runs once for MLP and once for GLU; the id in brackets says which.
 
-The block runs (test-picked weights and inputs) are ``tests/block_runs.py``; the shared comparisons
-``tests/checks.py``.
+The block runs (test-picked weights and inputs) are ``grader/judge/block_runs.py``; the shared comparisons
+``grader/judge/checks.py``.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import math
 import pytest
 import torch
 
-from tests.block_evidence import extra_cause, missing_cause, output_explained, parity_diagnosis, structure_fault
-from tests.block_runs import CTOR, DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, layout_of, probe, run
-from tests.checks import (BLOCKS, Block, expect_close, expect_shape, fail, float32_close,
+from grader.judge.block_evidence import extra_cause, missing_cause, output_explained, parity_diagnosis, structure_fault
+from grader.judge.block_runs import CTOR, DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, layout_of, probe, run
+from grader.judge.checks import (BLOCKS, Block, expect_close, expect_shape, fail, float32_close,
                           float32_hint, is_close)
 
 BLOCK_PARAMS = [pytest.param(BLOCKS["MLP"], marks=pytest.mark.mlp, id="MLP"),
@@ -30,7 +30,7 @@ def expect_block_output(target, reference, block: Block, weights: dict, x: torch
 
     The right shape, dtype or untouched input says nothing on its own: a placeholder forward (zeros of
     the right shape) has them too. So the block must compute its output from its own parameters the
-    way the architecture says, whatever its activation (``structure_fault`` in tests/block_evidence.py),
+    way the architecture says, whatever its activation (``structure_fault`` in grader/judge/block_evidence.py),
     or give the reference's output or a named mistake's (a residual inside the block, which the dropout
     tests judge on what it adds to x). A forward mistake then costs the parity and gradient tests only.
     Every one of these is an exact comparison (to float32 precision), so the verdict is the same for any

@@ -1,6 +1,6 @@
 """Graded tests for exercises/triton_gated_mlp.py, the kernel (TODO 1): the projection in every activation
 and dtype, on strided inputs and weights, with and without biases. They run the student's kernel alone,
-launched by the given _launch_gated_kernel (``tests/gated_support.py``). Each dtype is judged on its own, on
+launched by the given _launch_gated_kernel (``grader/judge/gated_support.py``). Each dtype is judged on its own, on
 a hidden width that no tile divides; the layout, no-bias and untouched-input tests against the kernel's own
 contiguous, zero-bias output on a width the tiles divide (WHOLE_K_HIDDEN), so they judge the layout, the
 bias flag and the stores whatever the formula's mistakes, a K tail's included (test_forward_float32's).
@@ -24,11 +24,11 @@ pytest.importorskip(
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from tests.kernel_target import rests_on  # noqa: E402
-from tests.checks import fail  # noqa: E402
-from tests.gated_diagnosis import likely_mistake, read_as_contiguous  # noqa: E402
+from grader.judge.kernel_target import rests_on  # noqa: E402
+from grader.judge.checks import fail  # noqa: E402
+from grader.judge.gated_diagnosis import likely_mistake, read_as_contiguous  # noqa: E402
 from grader.kernels import maps as kernel_map  # noqa: E402
-from tests.gated_support import (ACTIVATIONS, expect_float64, expect_formula, expect_kernel_responds,  # noqa: E402
+from grader.judge.gated_support import (ACTIVATIONS, expect_float64, expect_formula, expect_kernel_responds,  # noqa: E402
                                  expect_like_own, FLOAT32_RTOL, formula, INTERMEDIATE, inputs, KERNEL,
                                  KERNEL_INPUTS, project, WHOLE_K_HIDDEN, WIDE_HIDDEN)
 

@@ -14,11 +14,11 @@ pytest.importorskip(
     "triton", reason="Triton is not installed: it ships for Linux only, so the fused gated-MLP exercise"
                      " cannot run on macOS or Windows (the other suites do)")
 
-from tests.kernel_target import rests_on  # noqa: E402
-from tests.checks import fail  # noqa: E402
-from tests.gated_launch import (check_launch, check_launch_float64, expect_follows_stand_in,  # noqa: E402
+from grader.judge.kernel_target import rests_on  # noqa: E402
+from grader.judge.checks import fail  # noqa: E402
+from grader.judge.gated_launch import (check_launch, check_launch_float64, expect_follows_stand_in,  # noqa: E402
                                 expect_from_kernel, expect_launch_works)
-from tests.gated_support import (expect_kernel_responds, expect_kernel_takes_weight_strides,  # noqa: E402
+from grader.judge.gated_support import (expect_kernel_responds, expect_kernel_takes_weight_strides,  # noqa: E402
                                  INTERMEDIATE, inputs, KERNEL,
                                  project, WHOLE_K_HIDDEN)
 

@@ -16,12 +16,12 @@ pytest.importorskip(
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from tests.kernel_target import rests_on  # noqa: E402
-from tests.checks import describe_mismatch, fail  # noqa: E402
-from tests.gated_launch import expect_launch_uses_kernel, stand_in_coefficients, stand_in_words  # noqa: E402
-from tests.gated_support import (EXERCISE, kernel_verdict, INTERMEDIATE, KERNEL,  # noqa: E402
+from grader.judge.kernel_target import rests_on  # noqa: E402
+from grader.judge.checks import describe_mismatch, fail  # noqa: E402
+from grader.judge.gated_launch import expect_launch_uses_kernel, stand_in_coefficients, stand_in_words  # noqa: E402
+from grader.judge.gated_support import (EXERCISE, kernel_verdict, INTERMEDIATE, KERNEL,  # noqa: E402
                                  torch_activation, WHOLE_K_HIDDEN)
-from tests.seam import error_fields, format_error  # noqa: E402
+from grader.judge.seam import error_fields, format_error  # noqa: E402
 
 pytestmark = pytest.mark.gated
 

@@ -1,7 +1,7 @@
 """Graded tests for exercises/triton_swiglu.py, the kernels (TODO 1-2): forward and backward in float32,
 in 16 bits and in other layouts, empty inputs, what the launch functions launch, memory bounds, inputs
 left as they are. The autograd wiring (TODO 3-5) and the FusedSwiGLU block (TODO 6-7) have suites of
-their own beside this one; what the three share (tolerances and why) is ``tests/swiglu_support.py``.
+their own beside this one; what the three share (tolerances and why) is ``grader/judge/swiglu_support.py``.
 
 Run: ``pytest -m swiglu`` (the whole task, all three files), or this file alone. On a CUDA GPU the
 kernels run natively; without one they run in Triton's interpreter, which the suite switches on by
@@ -21,14 +21,14 @@ import torch  # noqa: E402
 
 from grader.kernels import maps as kernel_map  # noqa: E402
 from grader.probes import stand_in_backward, stand_in_forward  # noqa: E402
-from tests.checks import describe_mismatch, expect_shape, fail  # noqa: E402
-from tests.kernel_target import rests_on  # noqa: E402
-from tests.seam import error_fields, format_error  # noqa: E402
-from tests.swiglu_diagnosis import (bounds_mode, check_backward, check_dtype, check_forward,  # noqa: E402
+from grader.judge.checks import describe_mismatch, expect_shape, fail  # noqa: E402
+from grader.judge.kernel_target import rests_on  # noqa: E402
+from grader.judge.seam import error_fields, format_error  # noqa: E402
+from grader.judge.swiglu_diagnosis import (bounds_mode, check_backward, check_dtype, check_forward,  # noqa: E402
                                     expect_kernel_computes,
                                     expect_told_on_more_elements, kernel_verdict, KERNEL_INPUTS,
                                     LONG_ROWS, memory_map, same_as_kernel)
-from tests.swiglu_support import (draw, EMPTY_SHAPES, EXERCISE, expect_kernels_launched, expect_stand_in_followed,  # noqa: E402
+from grader.judge.swiglu_support import (draw, EMPTY_SHAPES, EXERCISE, expect_kernels_launched, expect_stand_in_followed,  # noqa: E402
                                   follows, FUNCTION, GATE_SCALE, HALF_SHAPE, KERNEL, kernel_where, LAYOUT_SHAPES,
                                   run_kernels, SHAPES, stand_in_coefficients, unwritten_hint)
 

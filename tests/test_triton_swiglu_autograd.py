@@ -15,13 +15,13 @@ pytest.importorskip(
 import torch  # noqa: E402
 
 from grader.probes import stand_in_backward, stand_in_forward  # noqa: E402
-from tests.checks import expect_rounded, expect_shape, fail, rounding_errors  # noqa: E402
-from tests.kernel_target import rests_on  # noqa: E402
-from tests.seam import error_fields, format_error  # noqa: E402
+from grader.judge.checks import expect_rounded, expect_shape, fail, rounding_errors  # noqa: E402
+from grader.judge.kernel_target import rests_on  # noqa: E402
+from grader.judge.seam import error_fields, format_error  # noqa: E402
 from grader.kernels import maps as kernel_map  # noqa: E402
-from tests.swiglu_diagnosis import (KERNEL_INPUTS, bounds_mode, computes_float64_in_float32,  # noqa: E402
+from grader.judge.swiglu_diagnosis import (KERNEL_INPUTS, bounds_mode, computes_float64_in_float32,  # noqa: E402
                                     autograd_verdict, expect_swiglu_works, kernel_verdict)
-from tests.swiglu_support import (backward_formula, draw, eager_backward, EXERCISE, expect_stand_in_followed,  # noqa: E402
+from grader.judge.swiglu_support import (backward_formula, draw, eager_backward, EXERCISE, expect_stand_in_followed,  # noqa: E402
                                   follows, GATE_SCALE, roughly, stand_in_coefficients, tolerance, unwritten_hint)
 
 pytestmark = pytest.mark.swiglu

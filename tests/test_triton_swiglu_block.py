@@ -15,11 +15,11 @@ pytest.importorskip(
 import torch  # noqa: E402
 
 from grader.probes import stand_in_backward, stand_in_forward  # noqa: E402
-from tests.block_runs import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
-from tests.checks import BLOCKS, expect_close, expect_shape, fail, is_close  # noqa: E402
-from tests.kernel_target import rests_on  # noqa: E402
-from tests.swiglu_diagnosis import computes_float64_in_float32, expect_autograd_works, expect_swiglu_works  # noqa: E402
-from tests.swiglu_support import EXERCISE, expect_stand_in_followed, FUSED, stand_in_coefficients  # noqa: E402
+from grader.judge.block_runs import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
+from grader.judge.checks import BLOCKS, expect_close, expect_shape, fail, is_close  # noqa: E402
+from grader.judge.kernel_target import rests_on  # noqa: E402
+from grader.judge.swiglu_diagnosis import computes_float64_in_float32, expect_autograd_works, expect_swiglu_works  # noqa: E402
+from grader.judge.swiglu_support import EXERCISE, expect_stand_in_followed, FUSED, stand_in_coefficients  # noqa: E402
 
 pytestmark = pytest.mark.swiglu
 

@@ -1,5 +1,5 @@
 """The stage an error of the code under test is told in, where a decision rests on it: importing the
-exercise file. The child names it, the grader's side reads it back (``tests/seam.py``: a missing file is
+exercise file. The child names it, the grader's side reads it back (``grader/judge/seam.py``: a missing file is
 "not handed in", an import error is told as one); both use these two functions, never the words."""
 
 from __future__ import annotations

@@ -3,8 +3,8 @@ forks each child, instead of each child starting Python and importing them again
 each, twice per Triton suite run: the student's process and the kernels' own).
 
 Only for children that run without the sandbox, and only where ``ZYGOTE_ENV`` names a zygote: the
-maintainers' self-checks, which grade hundreds of variants in unsandboxed children (``selfcheck/harness.py``
-starts one). A sandboxed child, the only kind that grades for credit, always starts as a fresh process
+maintainers' self-checks, which grade hundreds of variants in unsandboxed children, start one. A
+sandboxed child, the only kind that grades for credit, always starts as a fresh process
 inside bubblewrap. A forked child is the same ``grader/probes/child.py`` loop, started with the same
 limits (``limit_preexec``), cwd and environment as a spawned one, in a session of its own; the zygote
 holds nothing but those imports (no test data, no reference), and never starts a thread, so a fork of it

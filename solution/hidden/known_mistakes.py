@@ -1,8 +1,8 @@
 """What the blocks' known mistakes output, each with the hint that fixes it: instructor side.
 
-``tests/checks.py`` (``diagnose``) compares a wrong output with these to name the mistake. They are
+``grader/judge/checks.py`` (``diagnose``) compares a wrong output with these to name the mistake. They are
 the block's formula with one thing changed, so they live with the reference: the student release
-gets them, for the tests' own weights and inputs, from the recorded snapshot (``tests/snapshot.py``).
+gets them, for the tests' own weights and inputs, from the recorded snapshot (``grader/judge/snapshot.py``).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """What the fused gated-MLP suites share: inputs, the exact formula, running the projection, and the
-kernel's own verdicts (``tests/gated_launch.py`` judges what is built on the kernel).
+kernel's own verdicts (``grader/judge/gated_launch.py`` judges what is built on the kernel).
 
 The suites (``test_triton_gated_mlp.py``: the kernel, TODO 1; ``test_triton_gated_mlp_launch.py``: the
 launch code and the combined weight, TODO 2-3; ``test_triton_gated_mlp_module.py``: the backward and
 FusedGatedMLP, TODO 4-5) judge two targets, so that the points for a working kernel come from the kernel
-alone (tests/kernel_target.py):
+alone (grader/judge/kernel_target.py):
 
 * ``kernels``: ``_gated_projection_kernel`` (and the ``@triton.jit`` helpers it calls) read out of the
   file without running it and launched by the given ``_launch_gated_kernel`` in a process of its own.
@@ -17,7 +17,7 @@ alone (tests/kernel_target.py):
 
 Every expected value is computed here, in float64, from the formula ``act(x Wg^T + bg) * (x Wv^T + bv)``
 on the very inputs the code under test got; a wrong value is compared with the mistakes students make
-(``tests/gated_diagnosis.py``) to say which it is.
+(``grader/judge/gated_diagnosis.py``) to say which it is.
 """
 from __future__ import annotations
 
@@ -28,10 +28,10 @@ import torch
 from grader.kernels import maps as kernel_map
 from grader.kernels.triton_errors import triton_error
 from grader.probes.activations import ACTIVATIONS as BY_NAME
-from tests.checks import describe_mismatch, fail
-from tests.gated_diagnosis import likely_mistake, TF32
-from tests.kernel_target import StudentKernels, drawn
-from tests.seam import error_fields, format_error
+from grader.judge.checks import describe_mismatch, fail
+from grader.judge.gated_diagnosis import likely_mistake, TF32
+from grader.judge.kernel_target import StudentKernels, drawn
+from grader.judge.seam import error_fields, format_error
 
 EXERCISE = "triton_gated_mlp"
 TOKENS, HIDDEN, INTERMEDIATE = 37, 45, 29  # no multiple of the 16-wide tiles: every edge is masked

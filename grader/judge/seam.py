@@ -13,7 +13,7 @@ evidence back.
 
 What they compare with is decided here too (``make_reference``): the reference in
 ``solution/hidden/``, run in this process, where it is present; else (the student release) its
-recorded answers, ``tests/snapshots/reference.pt`` (see ``tests/snapshot.py``). ``--reference
+recorded answers, ``tests/snapshots/reference.pt`` (see ``grader/judge/snapshot.py``). ``--reference
 live|snapshot`` forces one.
 
 Where the code under test runs is decided here too (``make_backend``): with ``sandbox:`` every
@@ -37,7 +37,7 @@ from grader.paths import EXERCISES, SNAPSHOT_SEED, display_path, reference_file,
 from grader.tasks import TRITON_EXERCISES
 from grader.results import Fields, Kind
 from grader.probes.stages import imported_file
-from tests.checks import fail
+from grader.judge.checks import fail
 
 TARGET_ENV = "EXERCISE_TARGET"
 DEFAULT_TARGET = "exercises"
@@ -166,7 +166,7 @@ def format_error(error: dict) -> str:
 
 
 def error_fields(error: dict) -> dict[str, str]:
-    """The structured fields of a failure that is the code's own error (see tests/checks.py's fail), from
+    """The structured fields of a failure that is the code's own error (see grader/judge/checks.py's fail), from
     the evidence's fields, never from its message."""
     stage = str(error.get("stage", ""))
     if error.get("not_implemented"):
@@ -248,7 +248,7 @@ def check_reference_available(mode: str, seed: int) -> None:
 
 def make_reference(mode: str, seed: int) -> Reference:
     """The reference for ``--reference``: live where solution/hidden/ is present, else the snapshot."""
-    from tests import snapshot
+    from grader.judge import snapshot
 
     if mode.startswith(RECORD_PREFIX):
         return Reference(snapshot.RecordingReference())

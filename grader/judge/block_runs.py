@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from tests.checks import Block, explain_error, fail, float32_close, random_weights
-from tests.seam import Reference, error_fields, format_error
+from grader.judge.checks import Block, explain_error, fail, float32_close, random_weights
+from grader.judge.seam import Reference, error_fields, format_error
 
 HIDDEN, INTERMEDIATE = 8, 12  # different, so a transposed layer cannot go unnoticed
 CTOR = {"hidden_dim": HIDDEN, "intermediate_dim": INTERMEDIATE}

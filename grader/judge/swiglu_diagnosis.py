@@ -10,9 +10,9 @@ import torch
 import torch.nn.functional as F
 
 from grader.kernels import maps as kernel_map
-from tests.checks import expect_rounded, expect_shape, fail, rounding_errors
-from tests.kernel_target import StudentKernels, drawn
-from tests.swiglu_support import (BROADCAST_ROW_HINT, EXERCISE, GATE_SCALE, backward_formula, close_hint, CONTIGUITY_HINT,
+from grader.judge.checks import expect_rounded, expect_shape, fail, rounding_errors
+from grader.judge.kernel_target import StudentKernels, drawn
+from grader.judge.swiglu_support import (BROADCAST_ROW_HINT, EXERCISE, GATE_SCALE, backward_formula, close_hint, CONTIGUITY_HINT,
                                   contiguous_reads, draw, eager_backward, eager_forward, expect_as_accurate_as_eager,
                                   expect_kernels_launched, forward_formula, FUNCTION, KERNEL, kernel_where, roughly,
                                   run_kernels, tolerance, unwritten_hint)

@@ -1,7 +1,7 @@
 """The fused gated-MLP suites' judges of what is built on the kernel: the launch code's verdicts (TODO 2,
 judged against the student's own kernel under the given launch code) and the stand-in kernel's check
 (whether gated_projection and the block get their result from the kernel at all).
-``tests/gated_support.py`` holds the inputs, the formula and the kernel's own verdicts."""
+``grader/judge/gated_support.py`` holds the inputs, the formula and the kernel's own verdicts."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import pytest
 import torch
 
 from grader.probes import stand_in_gated
-from tests.checks import describe_mismatch, fail
-from tests.gated_support import (expect_formula, expect_kernel_responds, FLOAT32_RTOL, inputs, KERNEL,
+from grader.judge.checks import describe_mismatch, fail
+from grader.judge.gated_support import (expect_formula, expect_kernel_responds, FLOAT32_RTOL, inputs, KERNEL,
                                  kernel_verdict, project, WHOLE_K_HIDDEN)
-from tests.kernel_target import drawn
+from grader.judge.kernel_target import drawn
 
 _verdicts: dict[str, str] = {}  # asked once per session, like the kernel's
 

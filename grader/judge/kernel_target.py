@@ -8,7 +8,7 @@ test whose evidence comes from the student's own process (the launch code, autog
 counts only once these kernels compute the right values.
 
 Both exercises give their kernels' launch code in the stub; where the reference is not here (the
-student release), that given code is the trusted launch code (``tests/snapshot.py``), so the release's
+student release), that given code is the trusted launch code (``grader/judge/snapshot.py``), so the release's
 kernel tests give the points the course's grader gives.
 """
 
@@ -27,8 +27,8 @@ from grader.backend import Backend
 from grader.results import Kind
 from grader.kernels.source import KernelExercise, assemble_file
 from grader.probes.errors import error_evidence
-from tests.checks import Verdict
-from tests.seam import SANDBOX_PREFIX, Target, exercise_file, make_backend, target_name
+from grader.judge.checks import Verdict
+from grader.judge.seam import SANDBOX_PREFIX, Target, exercise_file, make_backend, target_name
 
 
 class StudentKernels(Backend):

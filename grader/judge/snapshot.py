@@ -10,7 +10,7 @@ the reference on the data of ``--seed 0`` (the snapshot pattern: golden outputs 
 Regenerate the snapshot after changing the reference or the tests' data, where ``solution/`` is
 present::
 
-    python -m tests.snapshot
+    python -m grader.judge.snapshot
 
 ``python -m selfcheck`` fails when the snapshot and the live reference disagree.
 """
@@ -29,7 +29,7 @@ from grader.backend import Backend
 from grader.paths import KNOWN_MISTAKES, REPO, SNAPSHOT, SNAPSHOT_SEED, launch_code_file, reference_file
 
 FORMAT = "mlp-block-reference-snapshot/3"  # 2: each known mistake with its cause; 3: and whether it is in __init__
-REGENERATE = "python -m tests.snapshot"
+REGENERATE = "python -m grader.judge.snapshot"
 
 # What the code under test reports about itself (its input before and after the call): the tests
 # never ask the reference for it, and it would be most of the snapshot's size.
@@ -93,7 +93,7 @@ class LiveReference(Backend):
     """The instructor's reference, run in this process, and its known mistakes."""
 
     def __init__(self) -> None:
-        from tests.seam import LocalBackend
+        from grader.judge.seam import LocalBackend
 
         self.local = LocalBackend("reference")
         self._mistakes = None
@@ -116,7 +116,7 @@ class LiveReference(Backend):
 
 
 class RecordingReference(LiveReference):
-    """The live reference, writing down every answer it gives (``python -m tests.snapshot``)."""
+    """The live reference, writing down every answer it gives (``python -m grader.judge.snapshot``)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -130,7 +130,7 @@ class RecordingReference(LiveReference):
         if exercise == "mlp_block" and probe_name == "run_block" and kwargs["x"].dtype == torch.float64:
             # Record the mistakes for every float64 block run, not only those a wrong submission
             # happens to reach: in the release, any wrong block meets the same data.
-            from tests.checks import diagnosis_input
+            from grader.judge.checks import diagnosis_input
 
             activation = kwargs["ctor"].get("activation")
             self.mistakes(kwargs["cls_name"], kwargs["state_dict"], diagnosis_input(kwargs["x"]), activation)

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 import torch
 
-from tests.block_runs import HIDDEN, INTERMEDIATE, forward, layout_of, run
-from tests.checks import Block, diagnosis, diagnosis_input, float32_close, is_close, named_mistake, random_weights
-from tests.kernel_target import drawn
+from grader.judge.block_runs import HIDDEN, INTERMEDIATE, forward, layout_of, run
+from grader.judge.checks import Block, diagnosis, diagnosis_input, float32_close, is_close, named_mistake, random_weights
+from grader.judge.kernel_target import drawn
 
 NEARER = 1e3  # a known mistake is the output's cause where the output is this many times nearer to it
 _VERDICTS: dict[tuple, object] = {}

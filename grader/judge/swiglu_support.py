@@ -35,9 +35,9 @@ import torch.nn.functional as F
 
 from grader.kernels import maps as kernel_map
 from grader.kernels.triton_errors import triton_error
-from tests.checks import Block, BLOCKS, fail, is_close, rounding_errors, ulp
-from tests.kernel_target import drawn
-from tests.seam import error_fields, format_error
+from grader.judge.checks import Block, BLOCKS, fail, is_close, rounding_errors, ulp
+from grader.judge.kernel_target import drawn
+from grader.judge.seam import error_fields, format_error
 
 EXERCISE = "triton_swiglu"
 GATE_SCALE = 3.0  # gate spreads over about [-12, 12]: both tails of the sigmoid and the silu minimum
