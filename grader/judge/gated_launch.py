@@ -10,24 +10,20 @@ import torch
 
 from grader.probes import stand_in_gated
 from grader.judge.checks import describe_mismatch, fail
-from grader.judge.gated_support import (expect_formula, expect_kernel_responds, FLOAT32_RTOL, inputs, KERNEL,
+from grader.judge.gated_support import (EXERCISE, expect_formula, expect_kernel_responds, FLOAT32_RTOL, inputs, KERNEL,
                                  kernel_verdict, project, WHOLE_K_HIDDEN)
-from grader.judge.kernel_target import drawn
+from grader.judge.kernel_target import drawn, session_verdict
 
-_verdicts: dict[str, str] = {}  # asked once per session, like the kernel's
 
 
 def launch_verdict(target, kernels) -> str:
     """"" when the student's gated_projection gets the right projection from the kernel (float32 with
     biases, on drawn, also with the kernel replaced by the stand-in), else the first line of why
     not: the first part of test_kernel_does_the_work, asked once per session."""
-    if "launch" not in _verdicts:
-        try:
-            check_launch(target, kernels, drawn("gated launch"))
-            _verdicts["launch"] = ""
-        except pytest.fail.Exception as failure:
-            _verdicts["launch"] = str(failure).splitlines()[0] if str(failure) else "gated_projection failed"
-    return _verdicts["launch"]
+    def judge() -> None:
+        check_launch(target, kernels, drawn("gated launch"))
+
+    return session_verdict((EXERCISE, "launch"), judge, "gated_projection failed")
 
 
 def check_launch(target, kernels, gen: torch.Generator) -> dict:
@@ -85,33 +81,30 @@ def expect_launch_uses_kernel(target, kernels, what: str) -> None:
     (TODO 1), and gated_projection's result comes from it, whatever arguments it passes (TODO 2: a launch
     mistake is test_kernel_does_the_work's to charge). A PyTorch-only gated_projection earns them nothing."""
     expect_kernel_responds(kernels, what)
-    if "uses kernel" not in _verdicts:
+    def judge() -> str:
         case = inputs(drawn("gated launch uses the kernel"), hidden=WHOLE_K_HIDDEN)
-        try:
-            got = project(target, case, "silu")["out"]
-            # The kernel's own output, computed where no Python of the student's runs, for the arguments as
-            # given and with the gate's and the value's swapped (the one launch mistake that keeps a result).
-            swapped = {**case, "gate_weight": case["value_weight"], "value_weight": case["gate_weight"],
-                       "gate_bias": case["value_bias"], "value_bias": case["gate_bias"]}
-            owns = [project(kernels, arranged, "silu")["out"] for arranged in (case, swapped)]
-            stand_in = project(target, case, "silu", stand_ins=stand_in_coefficients(drawn("gated stand-in")))
-            if got.shape == stand_in["out"].shape and torch.equal(got.nan_to_num(), stand_in["out"].nan_to_num()):
-                _verdicts["uses kernel"] = (f"gated_projection returns the same with {KERNEL} replaced by a stand-in:"
-                                            " its result is not the kernel's")  # PyTorch's, however right
-            elif not torch.isfinite(got).all():  # what is built on it would be judged on NaN
-                _verdicts["uses kernel"] = ("gated_projection's result holds elements never written (NaN, what fresh"
-                                            " memory holds in these tests)")
-            elif not any(got.shape == own.shape and torch.allclose(got.double(), own.double(), rtol=FLOAT32_RTOL,
-                                                                   atol=FLOAT32_RTOL * own.abs().nan_to_num().max().item())
-                         for own in owns):
-                _verdicts["uses kernel"] = f"gated_projection does not return what {KERNEL} computes"
-            else:
-                _verdicts["uses kernel"] = ""
-        except pytest.fail.Exception as failure:
-            _verdicts["uses kernel"] = str(failure).splitlines()[0] if str(failure) else "gated_projection failed"
-    if _verdicts["uses kernel"]:
+        got = project(target, case, "silu")["out"]
+        # The kernel's own output, computed where no Python of the student's runs, for the arguments as
+        # given and with the gate's and the value's swapped (the one launch mistake that keeps a result).
+        swapped = {**case, "gate_weight": case["value_weight"], "value_weight": case["gate_weight"],
+                   "gate_bias": case["value_bias"], "value_bias": case["gate_bias"]}
+        owns = [project(kernels, arranged, "silu")["out"] for arranged in (case, swapped)]
+        stand_in = project(target, case, "silu", stand_ins=stand_in_coefficients(drawn("gated stand-in")))
+        if got.shape == stand_in["out"].shape and torch.equal(got.nan_to_num(), stand_in["out"].nan_to_num()):
+            return (f"gated_projection returns the same with {KERNEL} replaced by a stand-in:"
+                    " its result is not the kernel's")  # PyTorch's, however right
+        if not torch.isfinite(got).all():  # what is built on it would be judged on NaN
+            return "gated_projection's result holds elements never written (NaN, what fresh memory holds in these tests)"
+        if not any(got.shape == own.shape and torch.allclose(got.double(), own.double(), rtol=FLOAT32_RTOL,
+                                                             atol=FLOAT32_RTOL * own.abs().nan_to_num().max().item())
+                   for own in owns):
+            return f"gated_projection does not return what {KERNEL} computes"
+        return ""
+
+    verdict = session_verdict((EXERCISE, "uses kernel"), judge, "gated_projection failed")
+    if verdict:
         fail(f"{what}: this counts once gated_projection gets its result from {KERNEL} (TODO 2;"
-             f" test_kernel_does_the_work says what); it does not yet: {_verdicts['uses kernel']}",
+             f" test_kernel_does_the_work says what); it does not yet: {verdict}",
              waits_on="test_kernel_does_the_work", todo="TODO 2")
 
 

@@ -22,7 +22,6 @@ on the very inputs the code under test got; a wrong value is compared with the m
 from __future__ import annotations
 
 
-import pytest
 import torch
 
 from grader.kernels import maps as kernel_map
@@ -30,7 +29,7 @@ from grader.kernels.triton_errors import triton_error
 from grader.probes.activations import ACTIVATIONS as BY_NAME
 from grader.judge.checks import describe_mismatch, fail
 from grader.judge.gated_diagnosis import likely_mistake, TF32
-from grader.judge.kernel_target import StudentKernels, drawn
+from grader.judge.kernel_target import StudentKernels, drawn, session_verdict
 from grader.judge.seam import error_fields, format_error
 
 EXERCISE = "triton_gated_mlp"
@@ -136,26 +135,21 @@ def expect_float64(got: torch.Tensor, case: dict, activation: str, what: str) ->
 
 # ------------------------------------------------------------- the kernel's verdicts, asked once
 
-_verdicts: dict[str, str] = {}
 
 
 def kernel_verdict(kernels, dtype: torch.dtype = torch.float32, weight_layout: str = "contiguous") -> str:
     """"" when the student's kernel computes the projection under trusted launch code (silu in float32,
     gelu in float64, on drawn; the weights in ``weight_layout``), else the first line of why not.
     Asked once per session for each."""
-    key = f"kernel {dtype} {weight_layout}"
-    if key not in _verdicts:
+    def judge() -> None:
         case = inputs(drawn(f"gated kernel{'' if dtype == torch.float32 else ' float64'}"), dtype)
-        try:
-            if dtype == torch.float64:
-                expect_float64(project(kernels, case, "gelu")["out"], case, "gelu", f"{KERNEL} in float64 (TODO 1)")
-            else:
-                evidence = project(kernels, case, "silu", weight_layout=weight_layout)
-                expect_formula(evidence["out"], case, "silu", f"{KERNEL} (TODO 1)", FLOAT32_RTOL, FLOAT32_RTOL)
-            _verdicts[key] = ""
-        except pytest.fail.Exception as failure:
-            _verdicts[key] = str(failure).splitlines()[0] if str(failure) else "the kernel failed"
-    return _verdicts[key]
+        if dtype == torch.float64:
+            expect_float64(project(kernels, case, "gelu")["out"], case, "gelu", f"{KERNEL} in float64 (TODO 1)")
+        else:
+            evidence = project(kernels, case, "silu", weight_layout=weight_layout)
+            expect_formula(evidence["out"], case, "silu", f"{KERNEL} (TODO 1)", FLOAT32_RTOL, FLOAT32_RTOL)
+
+    return session_verdict((EXERCISE, "kernel", str(dtype), weight_layout), judge, "the kernel failed")
 
 
 def responds_verdict(kernels) -> str:
@@ -165,30 +159,25 @@ def responds_verdict(kernels) -> str:
     kernel that computes nothing equals itself on any layout. Elements it leaves unwritten (NaN here) do
     not stop it: those tests compare NaN with NaN, so a kernel that writes only some tiles is judged on its
     layouts by the tiles it writes (the tiles it leaves are the formula tests' to charge)."""
-    key = "responds"
-    if key not in _verdicts:
+    def judge() -> str:
         gen = drawn(f"gated kernel responds {WHOLE_K_HIDDEN}")
         case = inputs(gen, hidden=WHOLE_K_HIDDEN)
         other_x, other_weights = inputs(gen, hidden=WHOLE_K_HIDDEN), inputs(gen, hidden=WHOLE_K_HIDDEN)
-        try:
-            out = project(kernels, case, "silu")["out"]
-            moved_x = project(kernels, {**case, "x": other_x["x"]}, "silu")["out"]
-            moved_w = project(kernels, {**case, "gate_weight": other_weights["gate_weight"],
-                                        "value_weight": other_weights["value_weight"]}, "silu")["out"]
-            want = (TOKENS, INTERMEDIATE)
-            if tuple(out.shape) != want or not torch.isfinite(out).any():
-                verdict = f"{KERNEL} wrote no finite value" if tuple(
-                    out.shape) == want else f"{KERNEL} wrote shape {tuple(out.shape)}, expected {want}"
-            elif (same_x := torch.equal(out.nan_to_num(), moved_x.nan_to_num())) or torch.equal(
-                    out.nan_to_num(), moved_w.nan_to_num()):
-                verdict = (f"{KERNEL}'s output does not change when {'x' if same_x else 'the weights'} change: it"
-                           " computes nothing from them yet")
-            else:
-                verdict = ""
-        except pytest.fail.Exception as failure:
-            verdict = str(failure).splitlines()[0] if str(failure) else "the kernel failed"
-        _verdicts[key] = verdict
-    return _verdicts[key]
+        out = project(kernels, case, "silu")["out"]
+        moved_x = project(kernels, {**case, "x": other_x["x"]}, "silu")["out"]
+        moved_w = project(kernels, {**case, "gate_weight": other_weights["gate_weight"],
+                                    "value_weight": other_weights["value_weight"]}, "silu")["out"]
+        want = (TOKENS, INTERMEDIATE)
+        if tuple(out.shape) != want or not torch.isfinite(out).any():
+            return f"{KERNEL} wrote no finite value" if tuple(
+                out.shape) == want else f"{KERNEL} wrote shape {tuple(out.shape)}, expected {want}"
+        if (same_x := torch.equal(out.nan_to_num(), moved_x.nan_to_num())) or torch.equal(
+                out.nan_to_num(), moved_w.nan_to_num()):
+            return (f"{KERNEL}'s output does not change when {'x' if same_x else 'the weights'} change: it"
+                    " computes nothing from them yet")
+        return ""
+
+    return session_verdict((EXERCISE, "responds"), judge, "the kernel failed")
 
 
 def expect_kernel_responds(kernels, what: str) -> None:
@@ -214,16 +203,13 @@ def expect_like_own(got: torch.Tensor, own: torch.Tensor, what: str, own_what: s
 def expect_kernel_takes_weight_strides(kernels, what: str) -> None:
     """The kernel's output on transposed weights is its own on contiguous ones (test_forward_noncontiguous_weights),
     on x with WHOLE_K_HIDDEN features: the premise of a TODO 3 test."""
-    if "strides" not in _verdicts:
+    def judge() -> None:
         case = inputs(drawn("gated kernel strides"), hidden=WHOLE_K_HIDDEN)
-        try:
-            expect_like_own(project(kernels, case, "silu", weight_layout="transposed")["out"],
-                            project(kernels, case, "silu")["out"], f"{KERNEL} on transposed weights",
-                            "on contiguous ones", "", "weight strides ignored")
-            _verdicts["strides"] = ""
-        except pytest.fail.Exception as failure:
-            _verdicts["strides"] = str(failure).splitlines()[0] if str(failure) else "the kernel failed"
-    verdict = _verdicts["strides"]
+        expect_like_own(project(kernels, case, "silu", weight_layout="transposed")["out"],
+                        project(kernels, case, "silu")["out"], f"{KERNEL} on transposed weights",
+                        "on contiguous ones", "", "weight strides ignored")
+
+    verdict = session_verdict((EXERCISE, "strides"), judge, "the kernel failed")
     if verdict:
         fail(f"{what}: this counts once {KERNEL} reads transposed weights through their strides (TODO 1;"
              f" test_forward_noncontiguous_weights passes); it does not yet: {verdict}",

@@ -121,6 +121,21 @@ def drawn(what: str) -> torch.Generator:
     return torch.Generator().manual_seed((_SESSION["seed"] * 1_000_003 + zlib.crc32(what.encode())) % 2**63)
 
 
+_VERDICTS: dict[tuple, str] = {}
+
+
+def session_verdict(key: tuple, judge: Callable[[], str | None], failed: str) -> str:
+    """A premise's verdict, asked once per session for each ``key`` (the exercise's name first): what
+    ``judge()`` returns ("" or None where the premise holds, else why not), or the first line of the failure
+    it raises (``failed`` where that says nothing). Both Triton exercises' premises are asked through it."""
+    if key not in _VERDICTS:
+        try:
+            _VERDICTS[key] = judge() or ""
+        except pytest.fail.Exception as failure:
+            _VERDICTS[key] = str(failure).splitlines()[0] if str(failure) else failed
+    return _VERDICTS[key]
+
+
 def premise_alone(premise: Callable[[dict], None], arguments: dict) -> None:
     """``premise(arguments)``; where it fails, its failure is raised without the test's own chained to it:
     the student reads the test to fix first, not a second guess at the cause before it."""

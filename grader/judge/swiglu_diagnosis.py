@@ -11,7 +11,7 @@ import torch.nn.functional as F
 
 from grader.kernels import maps as kernel_map
 from grader.judge.checks import expect_rounded, expect_shape, fail, rounding_errors
-from grader.judge.kernel_target import StudentKernels, drawn
+from grader.judge.kernel_target import StudentKernels, drawn, session_verdict
 from grader.judge.swiglu_support import (BROADCAST_ROW_HINT, EXERCISE, GATE_SCALE, backward_formula, close_hint, CONTIGUITY_HINT,
                                   contiguous_reads, draw, eager_backward, eager_forward, expect_as_accurate_as_eager,
                                   expect_kernels_launched, forward_formula, FUNCTION, KERNEL, kernel_where, roughly,
@@ -180,45 +180,37 @@ def check_backward(target, evidence, grad_out, gate, value, layout="contiguous",
         expect_as_accurate_as_eager(got, exact, by_eager, what, tol)
 
 
-_kernel_verdicts: dict[tuple[int, str, str], str] = {}
-
-
 def kernel_verdict(kernels, op: str, device: str) -> str:
     """Why the ``op`` kernel does not compute SwiGLU where no Python of the student's runs (the
     ``kernels`` process); "" when it does. Its memory bounds apart: an access outside its tensors is
     test_memory_stays_in_bounds's and the kernel's own tests' to judge, not the premise of the tests that
     build on the kernel's values. One run, once per session, on drawn."""
-    key = (id(kernels), op, device)
-    if key not in _kernel_verdicts:
-        data = drawn(f"swiglu {op}")
-        try:
-            evidence, gate, value, grad_out = run_kernels(kernels, data, op, (3, 37), device=device, bounds="apart")
-            if op == "forward":
-                check_forward(kernels, evidence, gate, value)
-            else:
-                check_backward(kernels, evidence, grad_out, gate, value)
-            _kernel_verdicts[key] = ""
-        except pytest.fail.Exception as failure:
-            _kernel_verdicts[key] = str(failure).splitlines()[0] if str(failure) else f"the {op} kernel failed"
-    return _kernel_verdicts[key]
+    def judge() -> None:
+        evidence, gate, value, grad_out = run_kernels(kernels, drawn(f"swiglu {op}"), op, (3, 37), device=device,
+                                                      bounds="apart")
+        if op == "forward":
+            check_forward(kernels, evidence, gate, value)
+        else:
+            check_backward(kernels, evidence, grad_out, gate, value)
+
+    return session_verdict((EXERCISE, id(kernels), op, device), judge, f"the {op} kernel failed")
 
 
 def kernel_bounds_verdict(kernels, op: str, device: str) -> str:
     """The first access out of bounds the ``op`` kernel makes on its own, under the stub's launch code where no
     Python of the student's runs; "" when it stays in bounds. Once per session, on drawn."""
-    key = (id(kernels), op, device, "bounds")
-    if key not in _kernel_verdicts:
-        _kernel_verdicts[key] = ""
+    def judge() -> str:
         for shape, layout in (((3, 37), "contiguous"), ((5, 37), "chunk")):
             try:
                 evidence, *_ = run_kernels(kernels, drawn(f"swiglu {op} bounds"), op, shape, layout=layout,
                                            device=device, bounds="apart")
             except pytest.fail.Exception:
-                break  # it does not run at all: its own tests say why
+                return ""  # it does not run at all: its own tests say why
             if evidence.get("out_of_bounds"):
-                _kernel_verdicts[key] = evidence["out_of_bounds"]
-                break
-    return _kernel_verdicts[key]
+                return evidence["out_of_bounds"]
+        return ""
+
+    return session_verdict((EXERCISE, id(kernels), op, device, "bounds"), judge, "")
 
 
 def bounds_mode(kernels, ops, device: str) -> str:
@@ -240,36 +232,31 @@ def same_as_kernel(got: torch.Tensor, launched: torch.Tensor) -> bool:
 
 
 LONG_ROWS = (2, 1100)  # rows longer than the largest block (1024): two programs per row, the second masked
-_launch_verdicts: dict[tuple[int, str, str], str] = {}
 
 
 def launch_verdict(target, kernels, op: str, device: str) -> str:
     """Why the student's ``op`` function does not return what its kernel computes under the stub's launch
     code, on rows longer than one block (an undersized grid shows there); "" when it does. Once per session."""
-    key = (id(target), op, device)
-    if key not in _launch_verdicts:
+    def judge() -> str:
         data = drawn(f"swiglu launch {op}")
         state = data.get_state()
         names = ("out",) if op == "forward" else ("grad_gate", "grad_value")
-        try:
-            bounds = bounds_mode(kernels, (op,), device)
-            evidence, *_ = run_kernels(target, data, op, LONG_ROWS, device=device, bounds=bounds)
-            data.set_state(state)
-            launched, *_ = run_kernels(kernels, data, op, LONG_ROWS, device=device, bounds=bounds)
-            same = all(same_as_kernel(evidence[n], launched[n]) for n in names)
-            _launch_verdicts[key] = "" if same else (f"{FUNCTION[op]} does not return what its kernel computes on rows"
-                                                     f" of {LONG_ROWS[1]} columns, more than one block each")
-        except pytest.fail.Exception as failure:
-            _launch_verdicts[key] = str(failure).splitlines()[0] if str(failure) else f"{FUNCTION[op]} failed"
-    return _launch_verdicts[key]
+        bounds = bounds_mode(kernels, (op,), device)
+        evidence, *_ = run_kernels(target, data, op, LONG_ROWS, device=device, bounds=bounds)
+        data.set_state(state)
+        launched, *_ = run_kernels(kernels, data, op, LONG_ROWS, device=device, bounds=bounds)
+        same = all(same_as_kernel(evidence[n], launched[n]) for n in names)
+        return "" if same else (f"{FUNCTION[op]} does not return what its kernel computes on rows"
+                                f" of {LONG_ROWS[1]} columns, more than one block each")
+
+    return session_verdict((EXERCISE, id(target), op, device, "launch"), judge, f"{FUNCTION[op]} failed")
 
 
 def autograd_verdict(target, kernels, device: str) -> str:
     """Why swiglu's gradients by autograd, in the student's process, are not the formula's (float32 inputs,
     on drawn; judged to 1e-4, far above float32's rounding and far below a wiring mistake's error);
     "" when they are. Once per session."""
-    key = (id(target), "autograd", device)
-    if key not in _kernel_verdicts:
+    def judge() -> str:
         data = drawn("swiglu autograd")
         gate, value, grad_out = draw(data, (3, 37), torch.float32, GATE_SCALE), *(draw(data, (3, 37), torch.float32)
                                                                                   for _ in range(2))
@@ -280,8 +267,9 @@ def autograd_verdict(target, kernels, device: str) -> str:
         right = all(isinstance(g, torch.Tensor) and g.shape == w.shape and torch.allclose(g.double(), w, rtol=1e-4,
                                                                                          atol=1e-4 * w.abs().max().item())
                     for g, w in zip(got, wants))
-        _kernel_verdicts[key] = "" if right else "swiglu's gradients by autograd are not the formula's"
-    return _kernel_verdicts[key]
+        return "" if right else "swiglu's gradients by autograd are not the formula's"
+
+    return session_verdict((EXERCISE, id(target), "autograd", device), judge, "swiglu's gradients failed")
 
 
 def expect_autograd_works(target, kernels, device: str, what: str) -> None:
@@ -309,24 +297,19 @@ def writes_verdict(kernels, op: str, device: str) -> str:
     """"" when the ``op`` kernel, launched where no Python of the student's runs, writes every element of its
     results (right or wrong), and what it writes changes with its inputs (a table of constants, the same on
     any layout, shows nothing), else why not. Two runs, once per session, on drawn."""
-    key = (id(kernels), op, device, "writes")
-    if key not in _kernel_verdicts:
-        try:
-            evidence, *_ = run_kernels(kernels, drawn(f"swiglu {op} writes"), op, (3, 37), device=device,
-                                       bounds="apart")
-            other, *_ = run_kernels(kernels, drawn(f"swiglu {op} writes, other inputs"), op, (3, 37),
-                                    device=device, bounds="apart")
-            expect_kernels_launched(kernels, evidence, op, todo=KERNEL[op][1])
-            names = ("out",) if op == "forward" else ("grad_gate", "grad_value")
-            unwritten = [name for name in names if bool(evidence[name].isnan().any())]
-            fixed = [name for name in names if torch.equal(evidence[name], other[name])]
-            _kernel_verdicts[key] = (f"{KERNEL[op][0]} leaves elements of {' and '.join(unwritten)} unwritten"
-                                     if unwritten else
-                                     f"{KERNEL[op][0]} writes the same {' and '.join(fixed)} whatever its inputs"
-                                     if fixed else "")
-        except pytest.fail.Exception as failure:
-            _kernel_verdicts[key] = str(failure).splitlines()[0] if str(failure) else f"the {op} kernel failed"
-    return _kernel_verdicts[key]
+    def judge() -> str:
+        evidence, *_ = run_kernels(kernels, drawn(f"swiglu {op} writes"), op, (3, 37), device=device,
+                                   bounds="apart")
+        other, *_ = run_kernels(kernels, drawn(f"swiglu {op} writes, other inputs"), op, (3, 37),
+                                device=device, bounds="apart")
+        expect_kernels_launched(kernels, evidence, op, todo=KERNEL[op][1])
+        names = ("out",) if op == "forward" else ("grad_gate", "grad_value")
+        unwritten = [name for name in names if bool(evidence[name].isnan().any())]
+        fixed = [name for name in names if torch.equal(evidence[name], other[name])]
+        return (f"{KERNEL[op][0]} leaves elements of {' and '.join(unwritten)} unwritten" if unwritten else
+                f"{KERNEL[op][0]} writes the same {' and '.join(fixed)} whatever its inputs" if fixed else "")
+
+    return session_verdict((EXERCISE, id(kernels), op, device, "writes"), judge, f"the {op} kernel failed")
 
 
 def expect_kernel_computes(kernels, op: str, device: str, what: str) -> None:
