@@ -92,6 +92,24 @@ def become(uid: int) -> None:
         raise SystemExit("could not drop to the submission's uid")
 
 
+def load_probes():
+    """What the child imports before its loop: torch, the interpreter's switch, every probe module
+    (``grader/sandbox/zygote.py`` imports them once for all the children it forks). Returns the package."""
+    if _grader_package_root() not in sys.path:
+        sys.path.insert(0, _grader_package_root())
+    import torch
+
+    # Triton reads TRITON_INTERPRET when its @triton.jit decorators run, i.e. when an exercise file
+    # is imported: without a GPU the kernels must run under its interpreter.
+    if not torch.cuda.is_available():
+        os.environ["TRITON_INTERPRET"] = "1"
+
+    from grader import probes
+
+    probes.load_all()
+    return probes
+
+
 def main(args: list[str] | None = None) -> None:
     """``args``: the command line's (a warm fork, grader/sandbox/zygote.py, passes none)."""
     args = sys.argv[1:] if args is None else list(args)
@@ -106,16 +124,9 @@ def main(args: list[str] | None = None) -> None:
         for entry in json.loads(args[0]):
             if entry not in sys.path:
                 sys.path.append(entry)
-    sys.path.insert(0, _grader_package_root())
-
+    probes = load_probes()
     import torch
 
-    # Triton reads TRITON_INTERPRET when its @triton.jit decorators run, i.e. when an exercise file
-    # is imported: without a GPU the kernels must run under its interpreter.
-    if not torch.cuda.is_available():
-        os.environ["TRITON_INTERPRET"] = "1"
-
-    from grader import probes
     from grader.probes.stages import import_stage
 
     current = {"stage": ""}
@@ -124,7 +135,6 @@ def main(args: list[str] | None = None) -> None:
         current["stage"] = stage
         channel.write(b"S", stage.encode("utf-8", "replace"))
 
-    probes.load_all()
     probes.core.STAGE_LISTENER = announce
 
     modules: dict[str, object] = {}

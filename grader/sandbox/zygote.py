@@ -37,20 +37,15 @@ _MAX_REQUEST = 1 << 20
 # ------------------------------------------------------------------------------------------- server
 
 def _warm_up() -> None:
-    """What child.py imports before its loop, imported once here."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    import torch
+    """What child.py imports before its loop, and Triton, which every Triton exercise file imports."""
+    from grader.probes.child import load_probes
 
-    if not torch.cuda.is_available():
-        os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported, as child.py does
+    load_probes()  # sets TRITON_INTERPRET without a GPU, before triton is imported below
     try:
         import triton  # noqa: F401
         import triton.language  # noqa: F401
     except ImportError:
         pass
-    from grader import probes
-
-    probes.load_all()
 
 
 def _start_child(request: dict, fds: list[int]) -> None:
@@ -77,9 +72,7 @@ def _start_child(request: dict, fds: list[int]) -> None:
             import torch
 
             torch.set_num_threads(int(threads))
-        import tempfile as child_tempfile
-
-        child_tempfile.tempdir = None  # the child's TMPDIR, not the zygote's
+        tempfile.tempdir = None  # the child's TMPDIR, not the zygote's
         from grader.probes import child
 
         child.main([])
