@@ -17,7 +17,7 @@ pytest.importorskip(
 from grader.judge.kernel_target import rests_on  # noqa: E402
 from grader.judge.checks import fail  # noqa: E402
 from grader.judge.gated_launch import (check_launch, check_launch_float64, expect_follows_stand_in,  # noqa: E402
-                                expect_from_kernel, expect_launch_works)
+                                expect_from_kernel, expect_launch_works, launch_grid)
 from grader.judge.gated_support import (expect_kernel_responds, expect_kernel_takes_weight_strides,  # noqa: E402
                                  INTERMEDIATE, inputs, KERNEL,
                                  project, WHOLE_K_HIDDEN)
@@ -44,11 +44,13 @@ def test_forward_3d_input(target, kernels, gen):
     case = inputs(gen, tokens=2 * 3 * 5, hidden=WHOLE_K_HIDDEN)
     case["x"] = case["x"].reshape(2, 15, WHOLE_K_HIDDEN)
     flat = {**case, "x": case["x"].reshape(-1, WHOLE_K_HIDDEN)}
-    got = project(target, case, "silu")["out"]
+    evidence = project(target, case, "silu")
+    got = evidence["out"]
     if tuple(got.shape) != (2, 15, INTERMEDIATE):
         fail(f"gated_projection on x of shape (2, 15, {WHOLE_K_HIDDEN}): shape {tuple(got.shape)}, expected"
              f" (2, 15, {INTERMEDIATE}): reshape the (M, N) result to x.shape[:-1] + (N,) (TODO 2)")
-    expect_from_kernel(got.reshape(-1, INTERMEDIATE), flat, "silu", kernels, "gated_projection on a 3-d x (TODO 2)")
+    expect_from_kernel(got.reshape(-1, INTERMEDIATE), flat, "silu", kernels, "gated_projection on a 3-d x (TODO 2)",
+                       grid=launch_grid(evidence))
     expect_follows_stand_in(target, case, "silu", "gated_projection on a 3-d x", "TODO 2", gen)
 
 
@@ -68,9 +70,9 @@ def test_no_tokens(target, kernels, gen):
 @rests_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection_combined runs"), alone=True)
 def test_combined_weight(target, kernels, gen):
     case = inputs(gen, hidden=WHOLE_K_HIDDEN)
-    got = project(target, case, "silu", combined=True)["out"]
-    expect_from_kernel(got, case, "silu", kernels, "gated_projection_combined on one (2 * intermediate, hidden) weight"
-                       " (TODO 3)", todo="TODO 3")
+    evidence = project(target, case, "silu", combined=True)
+    expect_from_kernel(evidence["out"], case, "silu", kernels, "gated_projection_combined on one (2 * intermediate,"
+                       " hidden) weight (TODO 3)", todo="TODO 3", grid=launch_grid(evidence))
     expect_follows_stand_in(target, case, "silu", "gated_projection_combined", "TODO 3: views of weight and bias,"
                             " then gated_projection", gen, combined=True)
 
@@ -91,7 +93,7 @@ def expect_projection_takes_strided_weights(target, kernels, case: dict) -> None
     """gated_projection alone, on the same non-contiguous weights: a mistake there is TODO 2's, not TODO 3's."""
     evidence = project(target, case, "silu", weight_layout="transposed")
     expect_from_kernel(evidence["out"], case, "silu", kernels, "gated_projection on transposed weights (TODO 2: pass"
-                       " the weights to _launch_gated_kernel as they are, with their strides)")
+                       " the weights to _launch_gated_kernel as they are, with their strides)", grid=launch_grid(evidence))
     expect_no_copy(evidence, "gated_projection on transposed weights", "pass gate_weight and value_weight with their"
                    " strides as they are", "TODO 2")
 
@@ -113,7 +115,7 @@ def test_combined_weight_not_copied(target, kernels, gen):
     failure = None
     try:
         expect_from_kernel(evidence["out"], case, "silu", kernels, "gated_projection_combined on a non-contiguous"
-                           " weight (TODO 3)", todo="TODO 3")
+                           " weight (TODO 3)", todo="TODO 3", grid=launch_grid(evidence))
         expect_no_copy(evidence, "gated_projection_combined", "the gate's weight is weight[:intermediate], the"
                        " value's weight[intermediate:] (the same for bias), views passed to gated_projection"
                        " as they are", "TODO 3")

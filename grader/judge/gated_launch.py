@@ -5,6 +5,8 @@ judged against the student's own kernel under the given launch code) and the sta
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
 
@@ -31,23 +33,56 @@ def check_launch(target, kernels, gen: torch.Generator) -> dict:
     (TODO 2)."""
     case = inputs(gen, hidden=WHOLE_K_HIDDEN)
     evidence = project(target, case, "gelu")
-    expect_from_kernel(evidence["out"], case, "gelu", kernels, "gated_projection (TODO 2)", maps=evidence.get("maps"))
+    expect_from_kernel(evidence["out"], case, "gelu", kernels, "gated_projection (TODO 2)", maps=evidence.get("maps"),
+                       grid=launch_grid(evidence))
     expect_follows_stand_in(target, case, "gelu", "gated_projection", "TODO 2", gen)
     return evidence
 
 
+def launch_grid(evidence: dict) -> tuple[int, ...] | None:
+    """The grid the code under test reports for its last launch of the kernel. Untrusted: it only ever sets
+    how many programs run the student's own kernel in the kernels' process, so it is taken as 1-3 positive
+    ints, at most MAX_PROGRAMS programs in all, or not at all."""
+    grid = evidence.get("grid")
+    if (isinstance(grid, (list, tuple)) and 1 <= len(grid) <= 3
+            and all(type(size) is int and size >= 1 for size in grid) and math.prod(grid) <= MAX_PROGRAMS):
+        return tuple(grid)
+    return None
+
+
+MAX_PROGRAMS = 1024  # far above any grid of the suites' sizes; a bound on what a reported grid can cost
+
+
+def own_outputs(kernels, case: dict, activation: str, grid: tuple[int, ...] | None) -> list[torch.Tensor]:
+    """What the student's kernel computes under trusted launch code: on the given launch code's grid, and,
+    where the launch under test used another grid (its kernel written for it, the given launch edited to
+    match), on that grid too, where every element is written there (a grid too small writes too little
+    under both, and is the launch's mistake, not a grid of its own)."""
+    given = project(kernels, case, activation)
+    owns = [given["out"]]
+    if grid is not None and grid != launch_grid(given):
+        on_grid = project(kernels, case, activation, grid=grid)["out"]
+        if torch.isfinite(on_grid).all():
+            owns.append(on_grid)
+    return owns
+
+
+def same_as_own(got: torch.Tensor, own: torch.Tensor) -> bool:
+    """The same result, to float32's rounding of another summation order (unwritten elements alike)."""
+    return got.shape == own.shape and got.dtype == own.dtype and torch.allclose(
+        got.double(), own.double(), rtol=FLOAT32_RTOL, atol=FLOAT32_RTOL * max(own.abs().nan_to_num().max().item(), 1e-30),
+        equal_nan=True)
+
+
 def expect_from_kernel(got: torch.Tensor, case: dict, activation: str, kernels, what: str, todo: str = "TODO 2",
-                       maps: dict | None = None, **options) -> None:
+                       maps: dict | None = None, grid: tuple[int, ...] | None = None) -> None:
     """The launch code is judged against the student's own kernel under trusted launch code, on the same
-    inputs (``options``: how the launch under test got them): the same result, to float32's rounding of
-    another summation order, is a right launch whatever the kernel computes. Where they differ, a right
-    kernel makes it the launch's mistake, told against the formula; under a wrong kernel it cannot be told
-    whose it is, so the test waits for the kernel's."""
-    own = project(kernels, case, activation)["out"]
+    inputs (``grid``: the one the launch under test used, ``launch_grid``): the same result, to float32's
+    rounding of another summation order, is a right launch whatever the kernel computes. Where they differ,
+    a right kernel makes it the launch's mistake, told against the formula; under a wrong kernel it cannot be
+    told whose it is, so the test waits for the kernel's."""
     flat = got.reshape(-1, got.shape[-1]) if got.dim() > 2 else got
-    if flat.shape == own.shape and flat.dtype == own.dtype and torch.allclose(
-            flat.double(), own.double(), rtol=FLOAT32_RTOL, atol=FLOAT32_RTOL * max(own.abs().nan_to_num().max().item(), 1e-30),
-            equal_nan=True):
+    if any(same_as_own(flat, own) for own in own_outputs(kernels, case, activation, grid)):
         return
     verdict = kernel_verdict(kernels)
     if verdict:
@@ -83,12 +118,15 @@ def expect_launch_uses_kernel(target, kernels, what: str) -> None:
     expect_kernel_responds(kernels, what)
     def judge() -> str:
         case = inputs(drawn("gated launch uses the kernel"), hidden=WHOLE_K_HIDDEN)
-        got = project(target, case, "silu")["out"]
+        evidence = project(target, case, "silu")
+        got = evidence["out"]
         # The kernel's own output, computed where no Python of the student's runs, for the arguments as
-        # given and with the gate's and the value's swapped (the one launch mistake that keeps a result).
+        # given and with the gate's and the value's swapped (the one launch mistake that keeps a result),
+        # on the given launch code's grid and on the grid the launch under test used.
         swapped = {**case, "gate_weight": case["value_weight"], "value_weight": case["gate_weight"],
                    "gate_bias": case["value_bias"], "value_bias": case["gate_bias"]}
-        owns = [project(kernels, arranged, "silu")["out"] for arranged in (case, swapped)]
+        owns = [own for arranged in (case, swapped)
+                for own in own_outputs(kernels, arranged, "silu", launch_grid(evidence))]
         stand_in = project(target, case, "silu", stand_ins=stand_in_coefficients(drawn("gated stand-in")))
         if got.shape == stand_in["out"].shape and torch.equal(got.nan_to_num(), stand_in["out"].nan_to_num()):
             return (f"gated_projection returns the same with {KERNEL} replaced by a stand-in:"

@@ -8,7 +8,8 @@ import torch
 
 from grader.probes.core import CodeUnderTestError, missing, to_cpu, run_stage, probe
 from grader.probes.swiglu import describe_result, NaNForFreshMemory, place_in_layout
-from grader.probes.triton_watch import TritonWatch, check_triton_ready, exercise_function, watched_stage
+from grader.probes.triton_watch import (LaunchGrid, TritonWatch, check_triton_ready, exercise_function,
+                                        watched_stage)
 
 
 # The kernel's tensors by argument, their dimensions named as a GEMM's: an out-of-bounds access is told
@@ -22,14 +23,16 @@ WEIGHT_ARGS = ("gate_weight_ptr", "value_weight_ptr", "gate_bias_ptr", "value_bi
 def gated_projection_run(module: ModuleType, x: torch.Tensor, gate_weight: torch.Tensor, value_weight: torch.Tensor,
                          gate_bias: torch.Tensor | None = None, value_bias: torch.Tensor | None = None,
                          activation: str = "silu", layout: str = "contiguous", weight_layout: str = "contiguous",
-                         combined: bool = False, kernel_alone: bool = False, device: str = "cpu") -> dict:
+                         combined: bool = False, kernel_alone: bool = False, grid: tuple | None = None,
+                         device: str = "cpu") -> dict:
     """gated_projection(x, ...) on ``x`` built here in ``layout`` and the weights in ``weight_layout``
     (the biases contiguous: the kernel takes no stride for them); with ``combined``,
     gated_projection_combined(x, cat(weights), cat(biases)) instead, the combined weight in
     ``weight_layout``; with ``kernel_alone``, the kernel through the given _launch_gated_kernel on x (2-d)
     and an output allocated here: what the kernel's tests judge, whatever gated_projection does.
     ``copied``: the weight and bias arguments of the last launch whose tensor is not in the memory of the
-    tensor the call was given (a copy the kernel reads instead of the caller's)."""
+    tensor the call was given (a copy the kernel reads instead of the caller's). ``grid``: the kernel is
+    launched on this grid, whatever the launch code picks; ``grid`` in the evidence: the last launch's."""
     name = "gated_projection_combined" if combined else "_launch_gated_kernel" if kernel_alone else "gated_projection"
     check_triton_ready(name)
     fn = exercise_function(module, name)
@@ -48,7 +51,7 @@ def gated_projection_run(module: ModuleType, x: torch.Tensor, gate_weight: torch
         args = (xv, *args)
         given = dict(zip(WEIGHT_ARGS, args[1:]))
     before = xv.clone()
-    with TritonWatch(module) as watch, NaNForFreshMemory():
+    with TritonWatch(module) as watch, NaNForFreshMemory(), LaunchGrid("_gated_projection_kernel", grid or ()):
         watch.dim_names = GEMM_DIMS
         result = watched_stage(watch, name, fn, *args, activation=activation)
         launched = watch.tensors_given("_gated_projection_kernel")
@@ -58,6 +61,7 @@ def gated_projection_run(module: ModuleType, x: torch.Tensor, gate_weight: torch
               and launched[arg].untyped_storage().data_ptr() != t.untyped_storage().data_ptr()]
     return {"out": to_cpu(result), "kernels": watch.ours(), "foreign_kernels": watch.foreign(),
             "input_changed": not torch.equal(xv, before), "copied": copied,
+            "grid": watch.grid_of("_gated_projection_kernel"),
             "maps": watch.memory.evidence("_gated_projection_kernel", [xv, *args[1:], result])}
 
 

@@ -76,6 +76,7 @@ class _TritonGuard:
         # kernel, tensor extents, and each tensor's (first byte, shape, strides) by argument
         self.running: tuple[str, list[tuple[str, int, int, str]], dict[str, tuple]] | None = None
         self.stand_ins: dict | None = None  # set by StandIns: module name and coefficients
+        self.launch_grids: dict[str, tuple[int, ...]] = {}  # set by LaunchGrid: kernel name -> the grid it gets
         self.last_violation = ""  # the latest out-of-bounds access told, watched or not
         self.told_in_launch = False  # whether the running launch's first out-of-bounds access was told
 
@@ -105,8 +106,9 @@ class _TritonGuard:
             named = list(zip(getattr(kernel, "arg_names", []), args)) + list(kwargs.items())
             tensors = [pair for arg, value in named for pair in _tensors_in(arg, value)]
             name = getattr(fn, "__name__", type(kernel).__name__)
+            grid = guard.launch_grids.get(name) or _resolved(grid, dict(named))
             for watch in guard.watches:
-                watch.launched(name, getattr(fn, "__module__", "?"), tensors)
+                watch.launched(name, getattr(fn, "__module__", "?"), tensors, grid)
             stand_ins = guard.stand_ins
             if (stand_ins is not None and name in STAND_INS
                     and getattr(fn, "__module__", None) == stand_ins["module"]):
@@ -203,6 +205,16 @@ def _program() -> int:
 # (the maintainers' self-checks compare them with PyTorch's, element by element).
 
 
+def _resolved(grid, named: dict):
+    """The launch's grid as a tuple of ints (a callable grid called on the arguments, as Triton does), or
+    the grid as given where it cannot be told here (Triton then says what is wrong with it)."""
+    try:
+        resolved = grid(named) if callable(grid) else grid
+        return tuple(int(size) for size in resolved)
+    except Exception:  # noqa: BLE001 - any fault of the grid is Triton's to report, in its own words
+        return grid
+
+
 def _tensors_in(arg: str, value: object) -> list[tuple[str, torch.Tensor]]:
     """The tensors a kernel argument hands over: itself, a tuple's items, a descriptor's base."""
     if isinstance(value, torch.Tensor):
@@ -226,6 +238,20 @@ class StandIns:
 
     def __exit__(self, *exc_info) -> None:
         guard_triton().stand_ins = None
+
+
+class LaunchGrid:
+    """While active: launches of ``kernel`` get ``grid`` instead of the one their launch code picked (the
+    student's kernel run under trusted launch code with the grid the student's own launch used)."""
+
+    def __init__(self, kernel: str, grid: tuple[int, ...]) -> None:
+        self.kernel, self.grid = kernel, tuple(grid)
+
+    def __enter__(self) -> None:
+        guard_triton().launch_grids[self.kernel] = self.grid
+
+    def __exit__(self, *exc_info) -> None:
+        guard_triton().launch_grids.pop(self.kernel, None)
 
 
 _GUARD: _TritonGuard | None = None
@@ -269,9 +295,9 @@ class TritonWatch:
     def __exit__(self, *exc_info) -> None:
         guard_triton().watches.remove(self)
 
-    def launched(self, kernel: str, home: str, tensors: list[tuple[str, torch.Tensor]]) -> None:
+    def launched(self, kernel: str, home: str, tensors: list[tuple[str, torch.Tensor]], grid=None) -> None:
         self.launches.append({"kernel": kernel, "module": home, "ours": home == self.module_name,
-                              "tensors": dict(tensors)})
+                              "tensors": dict(tensors), "grid": grid})
         self.memory.launched(kernel, tensors)
 
     def ours(self) -> list[str]:
@@ -280,6 +306,11 @@ class TritonWatch:
     def tensors_given(self, kernel: str) -> dict[str, torch.Tensor]:
         """The tensors the last launch of ``kernel`` was given, by argument (empty if none was made)."""
         return next((launch["tensors"] for launch in reversed(self.launches) if launch["kernel"] == kernel), {})
+
+    def grid_of(self, kernel: str) -> list[int] | None:
+        """The grid of the last launch of ``kernel``, as ints (None if none was made or it was no tuple)."""
+        grid = next((launch["grid"] for launch in reversed(self.launches) if launch["kernel"] == kernel), None)
+        return list(grid) if isinstance(grid, tuple) else None
 
     def foreign(self) -> list[str]:
         return [f"{launch['kernel']} (from {launch['module']})" for launch in self.launches if not launch["ours"]]
