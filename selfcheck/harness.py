@@ -1,9 +1,18 @@
-"""Run a graded suite on one implementation and read back each test's outcome and message.
+"""Run a graded suite on one implementation and read back each test's outcome, message and the grader's
+record of it (its points, and the kind, cause, TODO and premise the test set: ``grader/plugin.py``).
 
 A variant is one file standing in for an exercise file (``mlp_block.py``, ``triton_swiglu.py``).
-It declares what the suite must say about it in a module-level dict::
+It declares which tests must fail, and how, in a module-level dict::
 
-    EXPECT_FAILURES = {"test_parity_with_reference[default-GLU]": "gate path"}
+    EXPECT_FAILURES = {"test_parity_with_reference[default-GLU]": {"cause": "activation on the value path"},
+                       "test_gradients[GLU]": {"waits_on": "test_parity_with_reference[default-GLU]"},
+                       "test_dropout_off_in_eval_mode[GLU]": "dropout must do nothing in eval mode"}
+
+judged by the grader's record (``judged``): ``{"cause": ID}``, the test failed on its own property for
+that cause; ``{"waits_on": TEST}``, it waits for that test; a string, a phrase its message must say,
+only where the grader records no cause, or (``"says"`` beside the record's keys) where the hint's
+wording is what the variant checks. Tests it does not name may pass or fail. A correct variant declares
+``EXPECT_FAILURES = {}`` and must pass every test.
 
 A variant is either a whole implementation (a correct one written differently, code adapted from a
 public project) or, for a known mistake, only the lines in which it differs from the reference::
@@ -15,9 +24,6 @@ reads at a glance and the scaffolding lives in the reference alone (``materializ
 order, each to the text the ones before it left; a triple ``(old, new, n)`` replaces a piece found
 exactly ``n`` times (a mask dropped from every ``tl.load``). An edit whose text is not found as often
 as it says fails the variant's check with the edit and the count, so a changed reference shows at once.
-
-mapping a failing test id to a phrase its message must contain. Tests it does not name may pass or
-fail. A correct variant declares ``EXPECT_FAILURES = {}`` and must pass every test.
 
 Every run is a fresh pytest process, so nothing a variant does can leak into another run; the
 unsandboxed children a run starts (the student's process, the kernels') are fresh forks of one warm
@@ -37,6 +43,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import json
 import os
 import subprocess
 import sys
@@ -45,7 +52,7 @@ import threading
 import xml.etree.ElementTree as ET
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Hashable, Iterator, Sequence, TypeVar
 
@@ -70,6 +77,8 @@ class Outcome:
     status: str  # passed / failed / error / skipped
     message: str
     detail: str = ""  # the whole failure text (a message's later lines: a kernel's map)
+    fields: dict = field(default_factory=dict)  # the grader's record: kind, cause, todo, waits_on (grader/results.py)
+    points: int = 0  # what the test is worth, as the grader collected it
 
 
 def expected_failures(variant: Path) -> dict[str, str]:
@@ -117,7 +126,7 @@ def run_suite(suite: str | tuple[str, ...], target: str, *extra: str, timeout: f
                      or [f"tests/{name}" for name in suites])
         # No cache: runs side by side would write the same .pytest_cache files at once.
         argv = [*selection, "--target", target, "-q", "-p", "no:cacheprovider", f"--junitxml={report}",
-                *extra]
+                *recorded(Path(tmp)), *extra]
         env = {k: v for k, v in os.environ.items() if k != "EXERCISE_TARGET"}
         env[KERNEL_MAPS_ENV] = "1" if pictures else "0"
         if threads:
@@ -135,10 +144,36 @@ def run_suite(suite: str | tuple[str, ...], target: str, *extra: str, timeout: f
             code, output = proc.returncode, f"{proc.stdout}\n{proc.stderr}"
         if not report.exists():
             raise RuntimeError(f"pytest wrote no report (exit {code}):\n{output}")
-        return code, read_report(report)
+        return code, read_report(report, Path(tmp))
 
 
-def read_report(report: Path) -> dict[str, Outcome]:
+RECORDS = "records.jsonl"
+
+
+def recorded(folder: Path) -> list[str]:
+    """pytest's arguments that make the run keep the grader's own record of each test (``grader/plugin.py``:
+    its points, and the kind, cause, TODO and premise its test set) in ``folder``, for ``read_report``."""
+    return ["-p", "grader.plugin", f"--grader-results={folder / RECORDS}"]
+
+
+def read_records(folder: Path) -> dict[str, dict]:
+    """The grader's record of each test of a run (``recorded``), by test id: {"fields", "points"}."""
+    records: dict[str, dict] = {}
+    path = folder / RECORDS
+    for line in path.read_text().splitlines() if path.exists() else ():
+        entry = json.loads(line)
+        name = str(entry.get("nodeid", "")).split("::", 1)[-1]
+        if entry["kind"] == "collected":
+            records.setdefault(name, {})["points"] = int(entry["points"])
+        elif entry["kind"] == "result":
+            records.setdefault(name, {})["fields"] = dict(entry.get("fields") or {})
+    return records
+
+
+def read_report(report: Path, records: Path | None = None) -> dict[str, Outcome]:
+    """Each test's outcome and message from pytest's JUnit XML, with the grader's record of it where the
+    run kept one (``records``: the folder ``recorded`` named)."""
+    kept = read_records(records) if records is not None else {}
     outcomes = {}
     for case in ET.parse(report).getroot().iter("testcase"):
         name = case.get("name", "")
@@ -154,7 +189,7 @@ def read_report(report: Path) -> dict[str, Outcome]:
                     message = node.text or message
                 message = message.removeprefix("Failed: ")
                 break
-        outcomes[name] = Outcome(status, message, detail)
+        outcomes[name] = Outcome(status, message, detail, **kept.get(name, {}))
     return outcomes
 
 
@@ -245,14 +280,41 @@ def verdict(variant: Path, code: int, outcomes: dict[str, Outcome]) -> list[str]
         return problems
     if code == 0:
         problems.append(f"{variant.name} is wrong but the suite passed")
-    for test_id, phrase in expected.items():
+    for test_id, expectation in expected.items():
         got = outcomes.get(test_id)
         if got is None:
             problems.append(f"{variant.name}: expected {test_id} to fail, but no such test ran")
         elif got.status != "failed":
             problems.append(f"{variant.name}: expected {test_id} to fail, it {got.status}")
-        elif phrase.lower() not in got.message.lower() and phrase.lower() not in got.detail.lower():
-            problems.append(f"{variant.name}: {test_id} failed without saying {phrase!r}: {got.message[:300]}")
+        else:
+            problems += [f"{variant.name}: {test_id} {problem}" for problem in judged(expectation, got)]
+    return problems
+
+
+EXPECTATION_KEYS = {"cause", "waits_on", "says"}
+
+
+def judged(expectation: str | dict, got: Outcome) -> list[str]:
+    """What is wrong with a failed test's outcome against one EXPECT_FAILURES value: the grader's record
+    (``{"cause": ID}``: the test failed on its own property, for that cause; ``{"waits_on": TEST}``: it
+    waits for that test), and where the wording is what is checked, a phrase its message says (a string,
+    or ``"says"`` beside the record's keys)."""
+    if isinstance(expectation, str):
+        expectation = {"says": expectation}
+    unknown = set(expectation) - EXPECTATION_KEYS
+    if unknown or not expectation:
+        return [f"has an expectation with keys {sorted(expectation)}: use {sorted(EXPECTATION_KEYS)}"]
+    problems = []
+    kind, fields = got.fields.get("kind", ""), got.fields
+    if "cause" in expectation and (kind, fields.get("cause")) != ("failed", expectation["cause"]):
+        problems.append(f"failed with kind {kind!r}, cause {fields.get('cause')!r}, not on its own property for"
+                        f" cause {expectation['cause']!r}: {got.message[:300]}")
+    if "waits_on" in expectation and (kind, fields.get("waits_on")) != ("waits", expectation["waits_on"]):
+        problems.append(f"failed with kind {kind!r}, waiting on {fields.get('waits_on')!r}, not waiting on"
+                        f" {expectation['waits_on']!r}: {got.message[:300]}")
+    phrase = expectation.get("says", "").lower()
+    if phrase and phrase not in got.message.lower() and phrase not in got.detail.lower():
+        problems.append(f"failed without saying {expectation['says']!r}: {got.message[:300]}")
     return problems
 
 

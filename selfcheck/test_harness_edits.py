@@ -1,10 +1,11 @@
-"""A variant written as edits of the reference says so clearly when the reference has moved on."""
+"""A variant written as edits of the reference says so clearly when the reference has moved on, and its
+EXPECT_FAILURES are judged against the grader's record of each test, each way they can be missed named."""
 
 from __future__ import annotations
 
 import pytest
 
-from selfcheck.harness import EditDoesNotApply, apply_edits, materialize
+from selfcheck.harness import EditDoesNotApply, Outcome, apply_edits, judged, materialize
 
 REFERENCE = "def f(x):\n    y = x + 1\n    return y * y\n"
 
@@ -31,3 +32,32 @@ def test_stale_edit_fails_the_variant_check(tmp_path):
                        'EDITS = [("this text is in no reference", "x")]\n')
     with pytest.raises(EditDoesNotApply, match="stale.py: edit 1 of 1 does not apply"):
         materialize(variant, "mlp_block")
+
+
+# ------------------------------------------------------------------------- EXPECT_FAILURES, judged
+
+OWN = Outcome("failed", "GLU.forward (TODO 4): the activation is on the value path", "",
+              {"kind": "failed", "cause": "activation on the value path", "todo": "TODO 4", "waits_on": ""})
+WAITING = Outcome("failed", "this counts once test_a passes", "", {"kind": "waits", "cause": "unexplained",
+                                                                   "todo": "", "waits_on": "test_a"})
+
+
+@pytest.mark.parametrize("expectation,outcome", [
+    ({"cause": "activation on the value path"}, OWN), ({"waits_on": "test_a"}, WAITING),
+    ({"cause": "activation on the value path", "says": "VALUE PATH"}, OWN), ("on the value", OWN)])
+def test_an_expectation_met_is_no_problem(expectation, outcome):
+    assert judged(expectation, outcome) == []
+
+
+@pytest.mark.parametrize("expectation,outcome,said", [
+    ({"cause": "activation on the gate path"}, OWN, "cause 'activation on the value path'"),
+    ({"cause": "activation on the value path"}, WAITING, "kind 'waits'"),  # waiting is not failing on its own
+    ({"waits_on": "test_b"}, WAITING, "not waiting on 'test_b'"),
+    ({"waits_on": "test_a"}, OWN, "kind 'failed'"),
+    ({"cause": "activation on the value path", "says": "gate path"}, OWN, "without saying 'gate path'"),
+    ("gate path", OWN, "without saying 'gate path'"),
+    ({"cause": "activation on the value path"}, Outcome("failed", "no record"), "kind ''"),  # a run without records
+    ({"caused": "x"}, OWN, "use ['cause', 'says', 'waits_on']"), ({}, OWN, "use ['cause', 'says', 'waits_on']")])
+def test_an_expectation_not_met_is_named(expectation, outcome, said):
+    problems = judged(expectation, outcome)
+    assert len(problems) == 1 and said in problems[0], problems

@@ -21,7 +21,7 @@ import torch
 
 from instructor import release
 from grader.paths import REFERENCE, REPO
-from selfcheck.harness import VARIANTS, materialize, parallel, read_report, reference_sources, verdict
+from selfcheck.harness import VARIANTS, materialize, parallel, read_report, recorded, reference_sources, verdict
 from grader.judge import snapshot
 
 # Mistakes whose hints come from the recorded known-mistake outputs (the activation's path, a
@@ -36,9 +36,10 @@ def pytest_in(folder: Path, *args: str, timeout: float = 300) -> tuple[int, dict
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.xml"
         proc = subprocess.run([sys.executable, "-m", "pytest", *args, "-q", "-p", "no:cacheprovider",
-                               f"--junitxml={report}"], cwd=folder, capture_output=True, text=True, timeout=timeout)
+                               f"--junitxml={report}", *recorded(Path(tmp))], cwd=folder, capture_output=True,
+                              text=True, timeout=timeout)
         assert report.exists(), f"pytest wrote no report (exit {proc.returncode}): {proc.stdout[-2000:]}{proc.stderr[-2000:]}"
-        return proc.returncode, read_report(report)
+        return proc.returncode, read_report(report, Path(tmp))
 
 
 def copy_release(made: Path, into: Path, exercise_files: dict[str, str] | None = None) -> Path:
@@ -198,8 +199,8 @@ def test_recorded_mistakes_are_the_reference_mistakes():
         assert [(cause, hint, in_init) for cause, hint, _, in_init in now] == [
             (cause, hint, in_init) for cause, hint, _, in_init in entry["mistakes"]], \
             f"{key}: the causes, hints or places changed; record the snapshot again with `{snapshot.REGENERATE}`"
-        for (_, hint, output, _), (_, _, recorded, _) in zip(now, entry["mistakes"]):
-            assert torch.allclose(output, recorded, rtol=1e-12, atol=1e-12), \
+        for (_, hint, output, _), (_, _, stored, _) in zip(now, entry["mistakes"]):
+            assert torch.allclose(output, stored, rtol=1e-12, atol=1e-12), \
                 f"{key} {hint!r}: output changed; `{snapshot.REGENERATE}`"
 
 

@@ -18,79 +18,98 @@ from grader.judge.swiglu_support import (BROADCAST_ROW_HINT, EXERCISE, GATE_SCAL
                                   run_kernels, tolerance, unwritten_hint)
 
 
-def diagnose_forward(got, gate, value, layout, tol) -> str:
+# Each diagnosis is (cause, hint): the cause a stable id (what pytest's summary, the feedback and the item
+# analysis group by), the hint the sentence the student reads.
+ROUNDING = "not within the rounding budget"  # close to the formula, whatever the numbers
+
+
+def diagnose_forward(got, gate, value, layout, tol) -> tuple[str, str]:
     g, v = gate.double(), value.double()
     exact = forward_formula(gate, value)
     candidates = [
-        (close_hint(tol), exact),
-        ("the output is sigmoid(gate) * value: SiLU is gate * sigmoid(gate)", torch.sigmoid(g) * v),
-        ("the output is silu(value) * gate: the activation belongs on gate, value stays linear", F.silu(v) * g),
-        ("the output is silu(gate) alone: multiply by value", F.silu(g)),
-        ("the output is gate * value: the activation silu(gate) = gate * sigmoid(gate) is missing", g * v),
-        ("the output is silu(gate) * silu(value): only gate gets the activation", F.silu(g) * F.silu(v)),
+        (ROUNDING, close_hint(tol), exact),
+        ("sigmoid in place of silu", "the output is sigmoid(gate) * value: SiLU is gate * sigmoid(gate)",
+         torch.sigmoid(g) * v),
+        ("activation on value", "the output is silu(value) * gate: the activation belongs on gate, value stays"
+         " linear", F.silu(v) * g),
+        ("product with value missing", "the output is silu(gate) alone: multiply by value", F.silu(g)),
+        ("activation missing", "the output is gate * value: the activation silu(gate) = gate * sigmoid(gate) is"
+         " missing", g * v),
+        ("activation on both", "the output is silu(gate) * silu(value): only gate gets the activation",
+         F.silu(g) * F.silu(v)),
     ]
     if layout == "chunk":
         flat_g, flat_v = contiguous_reads(gate, value)
-        candidates.append((CONTIGUITY_HINT, F.silu(flat_g) * flat_v))
-    for hint, candidate in candidates:
+        candidates.append(("read as contiguous", CONTIGUITY_HINT, F.silu(flat_g) * flat_v))
+    for cause, hint, candidate in candidates:
         if roughly(got, candidate):
-            return hint
-    return "check TODO 1 step by step: out = gate * sigmoid(gate) * value, computed in COMPUTE_DTYPE"
+            return cause, hint
+    return "formula not recognised", "check TODO 1 step by step: out = gate * sigmoid(gate) * value, computed in COMPUTE_DTYPE"
 
 
-def diagnose_backward(got_gate, got_value, grad_out, gate, value, layout, tol) -> str:
+def diagnose_backward(got_gate, got_value, grad_out, gate, value, layout, tol) -> tuple[str, str]:
     go, g, v = grad_out.double(), gate.double(), value.double()
     want_gate, want_value = backward_formula(grad_out, gate, value)
     sig = torch.sigmoid(g)
     if roughly(got_gate, want_value) and roughly(got_value, want_gate):
-        return ("grad_gate and grad_value are swapped: store d loss/d gate through grad_gate_ptr and"
-                " d loss/d value through grad_value_ptr, and return them in the order (grad_gate, grad_value)")
+        return "gradients swapped", ("grad_gate and grad_value are swapped: store d loss/d gate through grad_gate_ptr"
+                                     " and d loss/d value through grad_value_ptr, and return them in the order"
+                                     " (grad_gate, grad_value)")
     if layout == "chunk":
         flat_g, flat_v = contiguous_reads(gate, value)
         if roughly(got_value, go * F.silu(flat_g)):
-            return CONTIGUITY_HINT
+            return "read as contiguous", CONTIGUITY_HINT
     if not roughly(got_gate, want_gate):
         product_rule = "silu(g) = g * sigmoid(g) is a product"
-        for hint, candidate in [
-            (close_hint(tol), want_gate),
-            (f"grad_gate is grad_out * value * sigmoid(gate): that treats sigmoid(gate) as a constant;"
-             f" {product_rule}, so the product rule gives a second term", go * v * sig),
-            (f"grad_gate has only the term with sigmoid's derivative; {product_rule}, and the product rule"
-             " also gives the term where g is differentiated", go * v * g * sig * (1 - sig)),
-            (f"grad_gate uses the derivative of sigmoid, not of silu: {product_rule}", go * v * sig * (1 - sig)),
-            ("d sigmoid(g)/dg = sigmoid(g) * (1 - sigmoid(g)): the second term has sigmoid(gate) where"
-             " 1 - sigmoid(gate) belongs", go * v * sig * (1 + g * sig)),
-            ("d sigmoid(g)/dg = sigmoid(g) * (1 - sigmoid(g)): the factor 1 - sigmoid(gate) is missing",
-             go * v * sig * (1 + g)),
-            ("d sigmoid(g)/dg = sigmoid(g) * (1 - sigmoid(g)): the second term lacks the factor sigmoid(gate)",
-             go * v * (sig + g * (1 - sig))),
-            ("grad_gate lacks the factor value: out = silu(gate) * value", go * sig * (1 + g * (1 - sig))),
-            ("grad_gate lacks the factor grad_out: the chain rule multiplies by it", v * sig * (1 + g * (1 - sig))),
+        for cause, hint, candidate in [
+            (ROUNDING, close_hint(tol), want_gate),
+            ("grad_gate: the product rule's second term missing", f"grad_gate is grad_out * value * sigmoid(gate):"
+             f" that treats sigmoid(gate) as a constant; {product_rule}, so the product rule gives a second term",
+             go * v * sig),
+            ("grad_gate: only the term of sigmoid's derivative", f"grad_gate has only the term with sigmoid's"
+             f" derivative; {product_rule}, and the product rule also gives the term where g is differentiated",
+             go * v * g * sig * (1 - sig)),
+            ("grad_gate: sigmoid's derivative in place of silu's", f"grad_gate uses the derivative of sigmoid, not of"
+             f" silu: {product_rule}", go * v * sig * (1 - sig)),
+            ("grad_gate: sigmoid where 1 - sigmoid belongs", "d sigmoid(g)/dg = sigmoid(g) * (1 - sigmoid(g)): the"
+             " second term has sigmoid(gate) where 1 - sigmoid(gate) belongs", go * v * sig * (1 + g * sig)),
+            ("grad_gate: the factor 1 - sigmoid missing", "d sigmoid(g)/dg = sigmoid(g) * (1 - sigmoid(g)): the"
+             " factor 1 - sigmoid(gate) is missing", go * v * sig * (1 + g)),
+            ("grad_gate: the second term's factor sigmoid missing", "d sigmoid(g)/dg = sigmoid(g) * (1 - sigmoid(g)):"
+             " the second term lacks the factor sigmoid(gate)", go * v * (sig + g * (1 - sig))),
+            ("grad_gate: the factor value missing", "grad_gate lacks the factor value: out = silu(gate) * value",
+             go * sig * (1 + g * (1 - sig))),
+            ("grad_gate: the factor grad_out missing", "grad_gate lacks the factor grad_out: the chain rule"
+             " multiplies by it", v * sig * (1 + g * (1 - sig))),
         ]:
             if roughly(got_gate, candidate):
-                return hint
-        return ("grad_gate is wrong: d out/d gate = value * d silu(gate)/d gate; work the derivative of"
-                " g * sigmoid(g) out with the product rule and d sigmoid/dg = sigmoid * (1 - sigmoid)")
-    for hint, candidate in [
-        (close_hint(tol), want_value),
-        ("grad_value is grad_out * sigmoid(gate): d out/d value is silu(gate) = gate * sigmoid(gate)", go * sig),
-        ("grad_value lacks the factor grad_out: the chain rule multiplies by it", g * sig),
-        ("grad_value is grad_out * value: d out/d value is silu(gate)", go * v),
+                return cause, hint
+        return "grad_gate: formula not recognised", (
+            "grad_gate is wrong: d out/d gate = value * d silu(gate)/d gate; work the derivative of g * sigmoid(g)"
+            " out with the product rule and d sigmoid/dg = sigmoid * (1 - sigmoid)")
+    for cause, hint, candidate in [
+        (ROUNDING, close_hint(tol), want_value),
+        ("grad_value: sigmoid in place of silu", "grad_value is grad_out * sigmoid(gate): d out/d value is"
+         " silu(gate) = gate * sigmoid(gate)", go * sig),
+        ("grad_value: the factor grad_out missing", "grad_value lacks the factor grad_out: the chain rule multiplies"
+         " by it", g * sig),
+        ("grad_value: value in place of silu(gate)", "grad_value is grad_out * value: d out/d value is silu(gate)",
+         go * v),
     ]:
         if roughly(got_value, candidate):
-            return hint
-    return "grad_value is wrong: d out/d value = silu(gate) = gate * sigmoid(gate), times grad_out"
+            return cause, hint
+    return "grad_value: formula not recognised", ("grad_value is wrong: d out/d value = silu(gate) = gate *"
+                                                  " sigmoid(gate), times grad_out")
 
 
-def value_cause(op: str, tol: dict, found: list[tuple[str, str]], diagnosed) -> tuple[str, str]:
+def value_cause(op: str, found: list[tuple[str, str]], diagnosed) -> tuple[str, str]:
     """(cause, hint) for a kernel's wrong values: the first of ``found`` (cause, hint) with a hint, else
-    the diagnosis, whose hint is its cause (a fixed sentence per mistake; being close to the formula but
-    not within the rounding budget is one cause, whatever the numbers)."""
+    the diagnosis's (``diagnose_forward``, ``diagnose_backward``); the cause named with the kernel (``op``)."""
     for cause, hint in found:
         if hint:
             return (cause if cause == "unexplained" else f"{op}: {cause}"), hint
-    hint = diagnosed()
-    return f"{op}: {'not within the rounding budget' if hint == close_hint(tol) else hint}", hint
+    cause, hint = diagnosed()
+    return f"{op}: {cause}", hint
 
 
 def launch(target) -> str:
@@ -134,7 +153,7 @@ def check_forward(target, evidence, gate, value, layout="contiguous") -> None:
     bad = rounding_errors(out, exact, **tol)
     cause, hint = "unexplained", ""
     if bool(bad.any()):
-        cause, hint = value_cause("forward", tol, [
+        cause, hint = value_cause("forward", [
             ("inputs overwritten", overwritten_inputs(target, evidence, "forward")),
             ("elements never written", unwritten_hint(out, exact, layout, launch(target))),
             ("unexplained", too_few_to_tell(exact))], lambda: diagnose_forward(out, gate, value, layout, tol))
@@ -168,7 +187,7 @@ def check_backward(target, evidence, grad_out, gate, value, layout="contiguous",
         bad = rounding_errors(got, exact, **tol)
         cause, hint = "unexplained", ""
         if bool(bad.any()):
-            cause, hint = value_cause("backward", tol, [
+            cause, hint = value_cause("backward", [
                 ("inputs overwritten", overwritten_inputs(target, evidence, "backward")),
                 ("elements never written", unwritten_hint(got, exact, layout, launch(target))),
                 ("unexplained", too_few_to_tell(exact))],

@@ -1,8 +1,8 @@
 """Wrong: GLU applies the activation to both the gate and the value path."""
 
 EXPECT_FAILURES = {
-    "test_parity_with_reference[default-GLU]": "the activation is on both paths",
-    "test_parity_with_reference[silu-GLU]": "only the gate Wg gets it",
+    'test_parity_with_reference[default-GLU]': {'cause': 'activation on both paths'},
+    'test_parity_with_reference[silu-GLU]': {'cause': 'activation on both paths'},
 }
 
 EDITS = [

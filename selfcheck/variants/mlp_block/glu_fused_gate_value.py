@@ -1,7 +1,7 @@
 """Wrong: GLU fuses Wg and Wv into one nn.Linear(hidden, 2*intermediate), so Wv/Wg keys are missing."""
 
 EXPECT_FAILURES = {
-    "test_layer_names[GLU]": "fuses the gate and value projections",
+    'test_layer_names[GLU]': {'cause': 'layer names'},
 }
 
 EDITS = [

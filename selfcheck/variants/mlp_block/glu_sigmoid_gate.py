@@ -1,8 +1,8 @@
 """Wrong: GLU gates with a hard-coded sigmoid (the 2016 GLU paper) instead of activation_fn()."""
 
 EXPECT_FAILURES = {
-    "test_parity_with_reference[default-GLU]": "the gate uses sigmoid",
-    "test_parity_with_reference[silu-GLU]": "use the module that activation_fn() returns",
+    'test_parity_with_reference[default-GLU]': {'cause': 'sigmoid gate'},
+    'test_parity_with_reference[silu-GLU]': {'cause': 'sigmoid gate'},
 }
 
 EDITS = [

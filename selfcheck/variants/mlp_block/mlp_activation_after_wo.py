@@ -1,8 +1,8 @@
 """Wrong: MLP applies the activation again after Wo, squashing the block's output."""
 
 EXPECT_FAILURES = {
-    "test_parity_with_reference[default-MLP]": "the activation is applied after Wo as well",
-    "test_parity_with_reference[relu-MLP]": "it belongs only between Wi and Wo",
+    'test_parity_with_reference[default-MLP]': {'cause': 'activation after Wo too'},
+    'test_parity_with_reference[relu-MLP]': {'cause': 'activation after Wo too'},
 }
 
 EDITS = [

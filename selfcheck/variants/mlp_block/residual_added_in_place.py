@@ -1,8 +1,8 @@
 """Wrong: the block adds the residual in place with x += ..., changing the caller's tensor."""
 
 EXPECT_FAILURES = {
-    "test_input_unmodified[MLP]": "Avoid x += ...",
-    "test_parity_with_reference[relu-GLU]": "the residual connection belongs outside the block",
+    'test_input_unmodified[MLP]': 'Avoid x += ...',
+    'test_parity_with_reference[relu-GLU]': {'cause': 'residual inside'},
 }
 
 EDITS = [

@@ -6,5 +6,5 @@ EDITS = [
 ]
 
 EXPECT_FAILURES = {
-    'test_param_count[MLP]': 'bias=False, but biases are counted',
+    'test_param_count[MLP]': {'cause': 'biases counted without bias'},
 }

@@ -1,8 +1,8 @@
 """Wrong: the sums are kept in the inputs' dtype, each step's tl.dot rounded into them: 16-bit accumulation."""
 
 EXPECT_FAILURES = {
-    "test_forward_16bit[bfloat16]": "accumulating in 16 bits",
-    "test_forward_16bit[float16]": "accumulating in 16 bits",
+    'test_forward_16bit[bfloat16]': {'cause': '16-bit accumulation'},
+    'test_forward_16bit[float16]': {'cause': '16-bit accumulation'},
 }
 
 EDITS = [

@@ -1,8 +1,8 @@
 """Wrong: the gate's bias is added after the activation, act(x Wg^T) + bg, instead of inside it."""
 
 EXPECT_FAILURES = {
-    "test_forward_float32[silu]": "bias is added after the activation",
-    "test_forward_float32[gelu]": "bias is added after the activation",
+    'test_forward_float32[silu]': {'cause': 'gate_bias_after_activation'},
+    'test_forward_float32[gelu]': {'cause': 'gate_bias_after_activation'},
 }
 
 EDITS = [

@@ -1,8 +1,8 @@
 """Wrong: the biases are added inside the K loop, once per K step, instead of once after it."""
 
 EXPECT_FAILURES = {
-    "test_forward_float32[silu]": "the biases are added at every step of the K loop",
-    "test_forward_float32[relu]": "the biases are added at every step of the K loop",
+    'test_forward_float32[silu]': {'cause': 'bias_every_k_step'},
+    'test_forward_float32[relu]': {'cause': 'bias_every_k_step'},
 }
 
 EDITS = [

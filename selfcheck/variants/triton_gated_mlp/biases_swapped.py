@@ -1,8 +1,8 @@
 """Wrong: the gate's sum gets value_bias and the value's sum gate_bias."""
 
 EXPECT_FAILURES = {
-    "test_forward_float32[silu]": "the biases are swapped",
-    "test_forward_float32[gelu]": "the biases are swapped",
+    'test_forward_float32[silu]': {'cause': 'biases_swapped'},
+    'test_forward_float32[gelu]': {'cause': 'biases_swapped'},
 }
 
 EDITS = [

@@ -1,7 +1,7 @@
 """Wrong: the combined bias is read interleaved, the gate's at even indices and the value's at odd."""
 
 EXPECT_FAILURES = {
-    "test_combined_weight": "the bias is read interleaved",
+    'test_combined_weight': {'cause': 'combined weight right, bias interleaved'},
 }
 
 EDITS = [

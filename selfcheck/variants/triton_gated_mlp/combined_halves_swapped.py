@@ -1,8 +1,8 @@
 """Wrong: the combined weight's value rows are taken as the gate's, and the gate's as the value's."""
 
 EXPECT_FAILURES = {
-    "test_combined_weight": "the halves are swapped",
-    "test_combined_weight_not_copied": "the halves are swapped",
+    'test_combined_weight': {'cause': 'combined weight swapped, bias swapped'},
+    'test_combined_weight_not_copied': {'cause': 'combined weight swapped, bias swapped'},
 }
 
 EDITS = [

@@ -1,8 +1,8 @@
 """Wrong: the combined weight is read interleaved, the gate's rows at even indices and the value's at odd."""
 
 EXPECT_FAILURES = {
-    "test_combined_weight": "the weight is read interleaved",
-    "test_combined_weight_not_copied": "the weight is read interleaved",
+    'test_combined_weight': {'cause': 'combined weight interleaved, bias right'},
+    'test_combined_weight_not_copied': {'cause': 'combined weight interleaved, bias right'},
 }
 
 EDITS = [

@@ -1,8 +1,8 @@
 """Wrong: the activation goes on the value's sum, act(x Wv^T + bv) * (x Wg^T + bg)."""
 
 EXPECT_FAILURES = {
-    "test_forward_float32[silu]": "the activation is on the value",
-    "test_forward_float64": "the activation is on the value",
+    'test_forward_float32[silu]': {'cause': 'activation_on_value'},
+    'test_forward_float64': {'cause': 'activation_on_value'},
 }
 
 EDITS = [

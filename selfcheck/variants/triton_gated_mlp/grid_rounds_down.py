@@ -1,8 +1,8 @@
 """Wrong: the given launch code, edited: its grid rounds the row count down (M // BLOCK_M), so the last, partial tile of rows is never written."""
 
 EXPECT_FAILURES = {
-    "test_kernel_does_the_work": "what the kernel wrote, 37 rows x 29 columns",
-    "test_forward_3d_input": "counts once gated_projection gets the projection",
+    'test_kernel_does_the_work': {'cause': 'never_written', 'says': 'what the kernel wrote, 37 rows x 29 columns'},
+    'test_forward_3d_input': {'waits_on': 'test_kernel_does_the_work'},
 }
 
 EDITS = [

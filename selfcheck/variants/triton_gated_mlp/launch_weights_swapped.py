@@ -1,7 +1,7 @@
 """Wrong: a right kernel, launched with the value's weight and bias where the gate's go (TODO 2): the kernel tests, which launch it with the given launch code, all pass."""
 
 EXPECT_FAILURES = {
-    "test_kernel_does_the_work": "the activation is on the value",
+    'test_kernel_does_the_work': {'cause': 'activation_on_value'},
 }
 
 EDITS = [

@@ -1,15 +1,15 @@
 """Wrong: gated_projection computes the answer with PyTorch matmuls and never launches the kernel."""
 
 EXPECT_FAILURES = {
-    "test_kernel_does_the_work": "does not get its result from _gated_projection_kernel",
-    "test_forward_3d_input": "counts once gated_projection gets the projection",
-    "test_combined_weight": "counts once gated_projection gets the projection",
-    "test_combined_weight_not_copied": "counts once gated_projection gets the projection",
-    "test_no_tokens": "counts once gated_projection gets the projection",
-    "test_block_matches_glu[silu]": "counts once gated_projection gets its result from",
-    "test_block_matches_glu[gelu]": "counts once gated_projection gets its result from",
-    "test_block_gradients": "counts once gated_projection gets its result from",
-    "test_block_dropout": "counts once gated_projection gets its result from",
+    'test_kernel_does_the_work': {'cause': 'projection not from the kernel'},
+    'test_forward_3d_input': {'waits_on': 'test_kernel_does_the_work'},
+    'test_combined_weight': {'waits_on': 'test_kernel_does_the_work'},
+    'test_combined_weight_not_copied': {'waits_on': 'test_kernel_does_the_work'},
+    'test_no_tokens': {'waits_on': 'test_kernel_does_the_work'},
+    'test_block_matches_glu[silu]': {'waits_on': 'test_kernel_does_the_work'},
+    'test_block_matches_glu[gelu]': {'waits_on': 'test_kernel_does_the_work'},
+    'test_block_gradients': {'waits_on': 'test_kernel_does_the_work'},
+    'test_block_dropout': {'waits_on': 'test_kernel_does_the_work'},
 }
 
 EDITS = [

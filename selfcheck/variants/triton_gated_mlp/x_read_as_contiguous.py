@@ -1,8 +1,8 @@
 """Wrong: the kernel reads x as if it were contiguous (row * K + k), ignoring the strides the launch passes."""
 
 EXPECT_FAILURES = {
-    "test_forward_noncontiguous_x[transposed]": "reads the x as contiguous rows",
-    "test_forward_noncontiguous_x[strided]": "index each tile with the strides it is given",
+    'test_forward_noncontiguous_x[transposed]': {'cause': 'x read as contiguous'},
+    'test_forward_noncontiguous_x[strided]': {'cause': 'x read as contiguous'},
 }
 
 EDITS = [

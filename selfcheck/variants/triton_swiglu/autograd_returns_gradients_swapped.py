@@ -1,8 +1,8 @@
 """Wrong: SwiGLUFunction.backward returns (grad_value, grad_gate), not in the order of forward's inputs."""
 
 EXPECT_FAILURES = {
-    "test_autograd_gradients[float32]": "swapped",
-    "test_gradcheck_float64": "gradcheck",
+    'test_autograd_gradients[float32]': {'cause': 'gradients returned swapped'},
+    'test_gradcheck_float64': {'waits_on': 'test_autograd_gradients[float32]'},
 }
 
 EDITS = [

@@ -1,9 +1,9 @@
 """Wrong: the backward treats sigmoid(gate) as a constant, dropping the product rule's second term."""
 
 EXPECT_FAILURES = {
-    "test_backward_float32[2d]": "product rule",
-    "test_backward_16bit[float16]": "product rule",
-    "test_fused_gradients": "gradient",
+    'test_backward_float32[2d]': {'cause': "backward: grad_gate: the product rule's second term missing"},
+    'test_backward_16bit[float16]': {'cause': "backward: grad_gate: the product rule's second term missing"},
+    'test_fused_gradients': {'waits_on': 'test_backward_float32'},
 }
 
 EDITS = [

@@ -1,9 +1,9 @@
 """Wrong: the backward's derivative of sigmoid uses sigmoid(gate) where 1 - sigmoid(gate) belongs."""
 
 EXPECT_FAILURES = {
-    "test_backward_float32[2d]": "1 - sigmoid(gate) belongs",
-    "test_autograd_gradients[float32]": "fix those first",
-    "test_gradcheck_float64": "gradcheck",
+    'test_backward_float32[2d]': {'cause': 'backward: grad_gate: sigmoid where 1 - sigmoid belongs'},
+    'test_autograd_gradients[float32]': {'waits_on': 'test_backward_float32'},
+    'test_gradcheck_float64': {'waits_on': 'test_backward_float32'},
 }
 
 EDITS = [

@@ -1,13 +1,13 @@
 """Wrong: the kernels compute but store nothing (the stub's raise lines deleted, the stores not yet written)."""
 
 EXPECT_FAILURES = {
-    "test_forward_float32[2d]": "no element was written",
-    "test_memory_stays_in_bounds[forward]": "counts once _swiglu_forward_kernel runs and writes its results",
-    "test_memory_stays_in_bounds[backward]": "counts once _swiglu_backward_kernel runs and writes its results",
-    "test_inputs_unmodified[forward-contiguous]": "counts once _swiglu_forward_kernel runs and writes",
-    "test_inputs_unmodified[backward-chunk]": "counts once _swiglu_backward_kernel runs and writes",
-    "test_forward_empty": "counts once _swiglu_forward_kernel runs and writes",
-    "test_backward_empty": "counts once _swiglu_backward_kernel runs and writes",
+    'test_forward_float32[2d]': {'cause': 'forward: elements never written'},
+    'test_memory_stays_in_bounds[forward]': {'waits_on': 'test_forward_float32'},
+    'test_memory_stays_in_bounds[backward]': {'waits_on': 'test_backward_float32'},
+    'test_inputs_unmodified[forward-contiguous]': {'waits_on': 'test_forward_float32'},
+    'test_inputs_unmodified[backward-chunk]': {'waits_on': 'test_backward_float32'},
+    'test_forward_empty': {'waits_on': 'test_forward_float32'},
+    'test_backward_empty': {'waits_on': 'test_backward_float32'},
 }
 
 EDITS = [
