@@ -76,12 +76,11 @@ def elementwise_flops(block: str, backward: bool, intermediate: int, hidden: int
 
 def judge(got: int, want: int, where: str, mistakes: list[tuple], detail: str, after: str = "") -> None:
     """Fail with the hint of the first known mistake that gives ``got``, or the bare numbers. A mistake is
-    (hint, value), or (cause, hint, value) where the same mistake can be made in several functions (the
-    cause id groups it into one line of pytest's summary, whatever the numbers in the hint)."""
+    (cause, hint, value): the cause a stable id (it groups the mistake into one line of pytest's summary
+    wherever it is made, whatever the numbers in the hint), the value what the mistake returns."""
     if got == want:
         return
-    known = [(m if len(m) == 3 else ("unexplained", *m)) for m in mistakes]
-    cause, hint = next(((c, h) for c, h, value in known if value == got and value != want), ("unexplained", ""))
+    cause, hint = next(((c, h) for c, h, value in mistakes if value == got and value != want), ("unexplained", ""))
     fail(f"{where} returned {got:,}, expected {want:,}: {hint or detail}{after}", cause=cause)
 
 
@@ -104,20 +103,21 @@ def test_param_count(target, reference, block):
              " weight matrices only", weights + biases),
         ]
         if block == "MLP":
-            mistakes += [("one bias is missing: Wi's has intermediate_dim numbers, Wo's hidden_dim",
+            mistakes += [("one bias missing", "one bias is missing: Wi's has intermediate_dim numbers, Wo's hidden_dim",
                           weights + (i if bias else 0)),
-                         ("one bias is missing: Wi's has intermediate_dim numbers, Wo's hidden_dim",
+                         ("one bias missing", "one bias is missing: Wi's has intermediate_dim numbers, Wo's hidden_dim",
                           weights + (h if bias else 0)),
-                         ("Wo's bias is as long as Wo's output, hidden_dim, not intermediate_dim",
+                         ("Wo's bias length", "Wo's bias is as long as Wo's output, hidden_dim, not intermediate_dim",
                           weights + (2 * i if bias else 0)),
-                         ("one weight matrix is counted; MLP has two, Wi and Wo, each hidden_dim x"
+                         ("one weight matrix", "one weight matrix is counted; MLP has two, Wi and Wo, each hidden_dim x"
                           " intermediate_dim", h * i + (biases if bias else 0))]
         else:
-            mistakes += [("counted like an MLP: GLU has three weight matrices, Wg, Wv and Wo, each hidden_dim x"
+            mistakes += [("counted like an MLP",
+                          "counted like an MLP: GLU has three weight matrices, Wg, Wv and Wo, each hidden_dim x"
                           " intermediate_dim", 2 * h * i + ((i + h) if bias else 0)),
-                         ("a bias is missing: Wg and Wv have one of intermediate_dim numbers each, Wo one of"
+                         ("one bias missing", "a bias is missing: Wg and Wv have one of intermediate_dim numbers each, Wo one of"
                           " hidden_dim", weights + ((i + h) if bias else 0)),
-                         ("a bias is missing: Wg and Wv have one of intermediate_dim numbers each, Wo one of"
+                         ("one bias missing", "a bias is missing: Wg and Wv have one of intermediate_dim numbers each, Wo one of"
                           " hidden_dim", weights + (2 * i if bias else 0))]
         judge(got, real["params"] if bias else weights, where, mistakes,
               f"{block}(hidden_dim={h}, intermediate_dim={i}) holds {weights:,} weights and {biases:,} biases"
@@ -143,47 +143,56 @@ def check_flops(target, reference, block: str, backward: bool) -> None:
         rest = sum(parts.values())
         biases_if = elementwise_flops(block, backward, intermediate, hidden, True)["biases"]
         mistakes = [
-            ("only the matrix products are counted; the bias adds, the activation"
+            ("matrix products only", "only the matrix products are counted; the bias adds, the activation"
              f"{' and the gate product' if block == 'GLU' else ''} count too (the docstring's rules)", matmuls),
-            ("the bias adds are missing: with bias=True each layer adds 1 FLOP per output number"
+            ("bias adds missing" if bias else "bias adds without bias",
+             "the bias adds are missing: with bias=True each layer adds 1 FLOP per output number"
              if bias else "bias=False, but bias adds are counted: without biases there is nothing to add",
              want - parts["biases"] if bias else want + biases_if),
         ]
         per_number = ("1 FLOP per number, 2 in the backward pass (a derivative or second factor, times the"
                       " incoming gradient)" if backward else "1 FLOP per number")
         if block == "MLP":
-            mistakes.append((f"the activation is not counted: {per_number} it is applied to",
+            mistakes.append(("activation not counted", f"the activation is not counted: {per_number} it is applied to",
                              want - parts["activation"]))
         else:
             mistakes += [
                 # the two cost the same, so the count alone cannot tell which one is missing
-                (f"the activation or the gate product act(Wg(x)) * Wv(x) is not counted: each is {per_number}",
+                ("activation or gate product not counted",
+                 f"the activation or the gate product act(Wg(x)) * Wv(x) is not counted: each is {per_number}",
                  want - parts["gate product"]),
-                ("the activation and the gate product are not counted", want - parts["activation"] - parts["gate product"]),
-                ("two matrix products are counted; GLU has three (Wg, Wv, Wo), each 2*hidden_dim*intermediate_dim"
+                ("activation and gate product not counted",
+                 "the activation and the gate product are not counted", want - parts["activation"] - parts["gate product"]),
+                ("two matrix products",
+                 "two matrix products are counted; GLU has three (Wg, Wv, Wo), each 2*hidden_dim*intermediate_dim"
                  + (" forward, twice that backward" if backward else ""), matmuls * 2 // 3 + rest),
-                ("the activation is counted on both paths; it acts on the gate Wg(x) only",
+                ("activation counted on both paths", "the activation is counted on both paths; it acts on the gate Wg(x) only",
                  want + parts["activation"]),
             ]
         if not backward:
-            mistakes.append((f"this is fvcore's convention (one FLOP per multiply-accumulate, nothing but the"
+            mistakes.append(("multiply-accumulates, products only",
+                             f"this is fvcore's convention (one FLOP per multiply-accumulate, nothing but the"
                              f" matrix products counted); this exercise counts 2 FLOPs per multiply-accumulate"
                              f" and adds the docstring's rules ({', '.join(n for n, v in parts.items() if v)})",
                              matmuls // 2))
-            mistakes.append(("the matrix products are counted as multiply-accumulates: a product with an"
+            mistakes.append(("multiply-accumulates", "the matrix products are counted as multiply-accumulates: a product with an"
                              " (n_in, n_out) weight is 2*n_in*n_out FLOPs, a multiply and an add per weight",
                              matmuls // 2 + rest))
         else:
             mistakes += [
-                ("counted like the forward pass: each product x @ W.T sends back two of its size,"
+                ("backward counted like the forward",
+                 "counted like the forward pass: each product x @ W.T sends back two of its size,"
                  " grad_out @ W for x and grad_out.T @ x for W, so the products cost twice their forward FLOPs",
                  forward),
-                ("the products count half: each x @ W.T sends back two products of its size, one for x"
+                ("backward products counted once",
+                 "the products count half: each x @ W.T sends back two products of its size, one for x"
                  " (grad_out @ W: x needs its gradient too) and one for W (grad_out.T @ x)", matmuls // 2 + rest),
-                ("exactly twice the forward: right for the matrix products, but a bias's gradient is a sum,"
+                ("twice the forward", "exactly twice the forward: right for the matrix products, but a bias's gradient is a sum,"
                  " 1 FLOP per number, not 2", 2 * forward),
-                ("forward and backward together; return the backward pass alone", forward + backward_total),
-                ("the activation's backward is 2 FLOPs per number (its derivative, times the incoming"
+                ("forward and backward together",
+                 "forward and backward together; return the backward pass alone", forward + backward_total),
+                ("activation backward counted once",
+                 "the activation's backward is 2 FLOPs per number (its derivative, times the incoming"
                  " gradient), not 1" + (", and so is the gate product's" if block == "GLU" else ""),
                  matmuls + parts["biases"] + fwd_parts["activation"] + fwd_parts["gate product"]),
             ]
@@ -234,21 +243,23 @@ def test_glu_intermediate_dim(target, reference):
         exact = Fraction(budget - fixed, per_unit)  # the width at which the GLU matches the MLP exactly
         want = ceil_to(exact, multiple_of)
         mistakes = [
-            (f"two thirds of the MLP's width were rounded down before rounding up (int(2 * {mlp_width} / 3),"
+            ("2/3 rounded down first",
+             f"two thirds of the MLP's width were rounded down before rounding up (int(2 * {mlp_width} / 3),"
              " as LLaMA's sizing code does), so the GLU can end up with fewer parameters than the MLP: round"
              " the exact width up once, at the end", ceil_to(Fraction(math.floor(Fraction(2 * mlp_width, 3))),
                                                            multiple_of) if not bias else None),
-            ("the 2/3 is not applied: a GLU has three weight matrices to the MLP's two, so at equal"
+            ("2/3 not applied", "the 2/3 is not applied: a GLU has three weight matrices to the MLP's two, so at equal"
              " parameters it is about 2/3 as wide", ceil_to(Fraction(mlp_width), multiple_of)),
             # rounding to the nearest multiple gives this too whenever it does not give the answer
-            (f"rounded down (or to the nearest multiple, which is below here): a GLU that narrow has fewer"
+            ("rounded down", f"rounded down (or to the nearest multiple, which is below here): a GLU that narrow has fewer"
              f" parameters than the MLP; round up to a multiple of multiple_of={multiple_of}",
              math.floor(exact / multiple_of) * multiple_of),
-            (f"multiple_of={multiple_of} is ignored: round up to a multiple of it", math.ceil(exact)),
-            ("the budget counts the weights only; with bias=True the biases count too (MLP: intermediate_dim"
+            ("multiple_of ignored", f"multiple_of={multiple_of} is ignored: round up to a multiple of it", math.ceil(exact)),
+            ("budget without biases",
+             "the budget counts the weights only; with bias=True the biases count too (MLP: intermediate_dim"
              " + hidden_dim of them, GLU: 2 * intermediate_dim + hidden_dim)",
              ceil_to(Fraction(2 * mlp_width, 3), multiple_of) if bias else None),
-            (f"expansion={expansion} is ignored: 8/3 * hidden_dim is the answer for expansion 4 only",
+            ("expansion ignored", f"expansion={expansion} is ignored: 8/3 * hidden_dim is the answer for expansion 4 only",
              ceil_to(Fraction(8 * hidden, 3), multiple_of) if expansion != 4 else None),
         ]
         if got <= 0:

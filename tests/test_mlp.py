@@ -112,7 +112,8 @@ def test_parameter_shapes(target, reference, block, gen, device):
         if name not in got:
             if name.endswith(".bias") and f"{layer}.weight" in got:
                 continue  # a layer without its bias costs test_layer_names and the parity tests, not this
-            fail(f"{where(target, block, block.init_todo, '__init__')}: no parameter {name}")
+            fail(f"{where(target, block, block.init_todo, '__init__')}: no parameter {name}", cause="parameter missing",
+                 todo=block.init_todo)
         swapped = " (the two sizes are swapped)" if len(shape) == 2 and got[name] == shape[::-1] else ""
         expect_shape(got[name], shape, f"{where(target, block, block.init_todo, '__init__')}: {name} with"
                      f" hidden_dim={HIDDEN}, intermediate_dim={INTERMEDIATE}",
@@ -152,7 +153,7 @@ DTYPE_HINT = "don't cast with .float() / .to(torch.float32) or make new tensors 
 def test_output_shape(target, reference, block, gen, shape, device):
     evidence, weights, x, _ = run(target, block, gen, shape=shape, device=device)
     what = f"{forward_where(target, block)} on input of shape {shape}"
-    expect_shape(evidence["out"].shape, shape, what, LEADING_DIMS_HINT)
+    expect_shape(evidence["out"].shape, shape, what, LEADING_DIMS_HINT, cause="leading dimensions")
     expect_block_output(target, reference, block, weights, x, f"{what}: the output shape is right", device)
 
 
@@ -186,7 +187,8 @@ def test_input_unmodified(target, reference, block, gen, device):
             how = (f"{after.ne(before).sum()} elements differ after the call" if after.shape == before.shape
                    else f"its shape changed from {tuple(before.shape)} to {tuple(after.shape)}")
             fail(f"{forward_where(target, block)} changed its input x in place {mode}: {how}. Avoid x += ...,"
-                 " x.mul_(...), x.copy_(...), or an in-place activation or dropout on x")
+                 " x.mul_(...), x.copy_(...), or an in-place activation or dropout on x", cause="input changed in place",
+                 todo=block.forward_todo)
         if not train:
             expect_block_output(target, reference, block, weights, x,
                                 f"{forward_where(target, block)}: x is left unmodified", device)
@@ -233,7 +235,8 @@ def test_gradients(target, reference, block, gen, device):
     detached = ("no gradient reached {name}: something in forward cuts the graph (.detach(), .data,"
                 " torch.no_grad(), or a tensor rebuilt from values)")
     if got["grad_x"] is None:
-        fail(f"{forward_where(target, block)}: " + detached.format(name="the input x"))
+        fail(f"{forward_where(target, block)}: " + detached.format(name="the input x"), cause="graph cut",
+             todo=block.forward_todo)
     # Every missing gradient before any wrong value: "no gradient reached Wg.weight" says more
     # than "the gradient of x differs".
     absent = [name for name in want["grads"] if name not in got["grads"]]
@@ -243,7 +246,8 @@ def test_gradients(target, reference, block, gen, device):
              cause=missing_cause(absent), todo=block.init_todo)
     cut = [name for name in want["grads"] if got["grads"][name] is None]
     if cut:
-        fail(f"{forward_where(target, block)}: " + detached.format(name=", ".join(cut)))
+        fail(f"{forward_where(target, block)}: " + detached.format(name=", ".join(cut)), cause="graph cut",
+             todo=block.forward_todo)
     fw, cause = forward_where(target, block), "unexplained"
     if is_close(got["out"], want["out"], 1e-9, 1e-10):
         hint = "the forward output matches, so look for an op that is not differentiable as written"
@@ -313,26 +317,28 @@ def test_dropout_off_in_eval_mode(target, reference, block, gen, device):
             f" ({block.init_todo}), or F.dropout(..., training=self.training); training=True, or an"
             " nn.Dropout built inside forward, keeps dropping after model.eval()")
     expect_close(out, clean, f"{forward_where(target, block)} in eval mode with dropout={P}, against its output"
-                 " with dropout=0.0", hint)
+                 " with dropout=0.0", hint, cause="dropout in eval mode")
 
 
 @pytest.mark.points(1)
 def test_dropout_zero_changes_nothing_in_training(target, reference, block, gen, device):
     out, clean, *_ = dropout_run(target, reference, block, gen, device, dropout=0.0)
-    hint = ""
+    hint, cause = "", "unexplained"
     if not is_close(out, clean, 1e-9, 1e-10):
         share = (out == 0).double().mean().item()
         if share > 0.99:
+            cause = "dropout rate is the share kept"
             hint = ("every output is zero: the dropout module got 1 - dropout, but its rate is the share"
                     f" dropped, so pass `dropout` itself: nn.Dropout(dropout) in __init__ ({block.init_todo})")
         elif share > 0.01:
+            cause = "dropout rate ignored"
             hint = (f"{share:.2f} of the outputs are zero although dropout=0.0: the dropout module does not"
                     " get the `dropout` argument (nn.Dropout() drops 0.5 by default); create it as"
                     f" nn.Dropout(dropout) in __init__ ({block.init_todo})")
         else:
             hint = "with dropout=0.0 the training-mode output equals the eval-mode output"
     expect_close(out, clean, f"{forward_where(target, block)} in training mode with dropout=0.0, against eval mode",
-                 hint)
+                 hint, cause=cause)
 
 
 @pytest.mark.points(2)
@@ -365,7 +371,8 @@ def test_dropout_share_of_zeros(target, reference, block, gen, device):
              f" default rate 0.5: pass the rate, nn.Dropout(dropout), in __init__ ({block.init_todo})",
              cause="dropout rate ignored", todo=block.init_todo)
     fail(f"{fw} with dropout={P}: {share:.3f} of the outputs are exactly zero, expected"
-         f" {P} +- {bound:.3f}; is the rate passed through unchanged (p is the share dropped, not kept)?")
+         f" {P} +- {bound:.3f}; is the rate passed through unchanged (p is the share dropped, not kept)?",
+         cause="dropout share", todo=block.forward_todo)
 
 
 @pytest.mark.points(2)
@@ -387,14 +394,18 @@ def test_dropout_kept_outputs_scaled(target, reference, block, gen, device):
         fail(f"{fw} with dropout={P}: kept outputs equal the eval output, but training-mode"
              f" dropout scales them by 1/(1-p) = {1 / (1 - P):.4f} so the expected value is unchanged",
              cause="dropout not scaled", todo=block.forward_todo)
-    hint = "each kept output must equal the eval-mode output divided by (1 - p); is dropout the last step?"
+    hint, cause = "each kept output must equal the eval-mode output divided by (1 - p); is dropout the last step?", "unexplained"
     if out.dtype != clean.dtype:
-        hint = f"{DTYPE_HINT} (test_dtype_kept)"
+        hint, cause = f"{DTYPE_HINT} (test_dtype_kept)", "output dtype"
     elif not is_close(out[kept], scaled, rtol, 1e-10):
         ratio = (out[kept] / clean[kept]).median().item()
         if ratio > 1 and is_close(out[kept], clean[kept] * ratio, rtol, 1e-10):
             # kept outputs all scaled by one wrong factor 1/(1-q): the mask used rate q, not p
+            rate = 1 - 1 / ratio
+            cause = ("dropout rate is the share kept" if abs(rate - (1 - P)) < 0.01 else
+                     "dropout rate ignored" if abs(rate - 0.5) < 0.01 else "dropout rate")
             hint = (f"they are scaled by {ratio:.4f} = 1/(1 - {1 - 1 / ratio:.2f}) instead of 1/(1 - p) ="
                     f" {1 / (1 - P):.4f}: the dropout module uses another rate than `dropout`; create it as"
                     f" nn.Dropout(dropout) in __init__ ({block.init_todo})")
-    expect_close(out[kept], scaled, f"{fw}: kept outputs in training mode with dropout={P}", hint, rtol=rtol)
+    expect_close(out[kept], scaled, f"{fw}: kept outputs in training mode with dropout={P}", hint, rtol=rtol,
+                 cause=cause)

@@ -142,7 +142,7 @@ def test_gradcheck_float64(target, kernels, gen, device):
             fail("torch.autograd.gradcheck(swiglu, (gate, value)) in float64 failed: a second backward with the same"
                  " gate, value and grad_out gave other gradients, so the first one changed what the second reads:"
                  " swiglu_backward must leave gate and value as they are and write the gradients into new tensors"
-                 " (test_inputs_unmodified says which input changed)")
+                 " (test_inputs_unmodified says which input changed)", cause="backward: inputs overwritten", todo="TODO 2")
         if computes_float64_in_float32(kernels, device):
             fail(f"torch.autograd.gradcheck(swiglu, (gate, value)) in float64 failed: {said}. Your kernels compute"
                  " float64 tensors (or part of them: a gate or a sigmoid in tl.float32) in float32: their float64"

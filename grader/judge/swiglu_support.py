@@ -29,6 +29,8 @@ Kernel outputs are compared with the float64 formula evaluated on the very input
 
 from __future__ import annotations
 
+import re
+
 
 import torch
 import torch.nn.functional as F
@@ -186,7 +188,7 @@ def expect_kernels_launched(target, evidence: dict, op: str, stage: str | None =
     stage = stage or FUNCTION[op]
     fail(f"{stage} launched no Triton kernel of {target.where(EXERCISE)}{also}: the work must be done by"
          f" Triton kernels launched from the exercise module, not by PyTorch operations"
-         f"{f' ({todo})' if todo else ''}")
+         f"{f' ({todo})' if todo else ''}", cause="no kernel launched", todo=todo)
 
 
 def stand_in_coefficients(gen) -> dict:
@@ -220,7 +222,8 @@ def expect_stand_in_followed(target, ok: bool, op: str, stage: str, coefficients
     also = f" It launched only kernels defined elsewhere: {', '.join(foreign)}." if foreign else ""
     fail(f"{stage} does not get its result from {KERNEL[op][0]}: with {stand_in_text(op, coefficients)}, it still"
          f" returned something else. The work must be done by the Triton kernels of {target.where(EXERCISE)},"
-         f" launched through {FUNCTION[op]} ({todo}), not by PyTorch operations.{also}")
+         f" launched through {FUNCTION[op]} ({todo}), not by PyTorch operations.{also}",
+         cause=f"{op}: result not from the kernel", todo=next(iter(re.findall(r"TODO \d+", todo)), ""))
 
 
 def unwritten_hint(got: torch.Tensor, exact: torch.Tensor, layout: str = "contiguous", launch: str = "yours") -> str:

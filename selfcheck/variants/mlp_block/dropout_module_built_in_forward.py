@@ -1,8 +1,8 @@
 """Wrong: a fresh nn.Dropout is built inside forward; it is always in training mode, even in eval."""
 
 EXPECT_FAILURES = {
-    "test_dropout_off_in_eval_mode[MLP]": "an nn.Dropout built inside forward, keeps dropping",
-    "test_dropout_off_in_eval_mode[GLU]": "dropout must do nothing in eval mode",
+    'test_dropout_off_in_eval_mode[MLP]': {'cause': 'dropout in eval mode', 'says': 'an nn.Dropout built inside forward, keeps dropping'},
+    'test_dropout_off_in_eval_mode[GLU]': {'cause': 'dropout in eval mode'},
 }
 
 EDITS = [

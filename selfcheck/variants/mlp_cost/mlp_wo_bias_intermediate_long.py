@@ -6,5 +6,5 @@ EDITS = [
 ]
 
 EXPECT_FAILURES = {
-    'test_param_count[MLP]': "Wo's bias is as long as Wo's output",
+    'test_param_count[MLP]': {'cause': "Wo's bias length"},
 }

@@ -6,5 +6,5 @@ EDITS = [
 ]
 
 EXPECT_FAILURES = {
-    'test_glu_intermediate_dim': 'expansion=3.5 is ignored',
+    'test_glu_intermediate_dim': {'cause': 'expansion ignored'},
 }

@@ -6,5 +6,5 @@ EDITS = [
 ]
 
 EXPECT_FAILURES = {
-    'test_glu_intermediate_dim': 'is ignored: round up to a multiple',
+    'test_glu_intermediate_dim': {'cause': 'multiple_of ignored'},
 }

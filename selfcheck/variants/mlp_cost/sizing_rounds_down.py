@@ -6,5 +6,5 @@ EDITS = [
 ]
 
 EXPECT_FAILURES = {
-    'test_glu_intermediate_dim': 'rounded down',
+    'test_glu_intermediate_dim': {'cause': 'rounded down'},
 }

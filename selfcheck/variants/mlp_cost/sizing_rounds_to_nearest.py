@@ -6,5 +6,5 @@ EDITS = [
 ]
 
 EXPECT_FAILURES = {
-    'test_glu_intermediate_dim': 'or to the nearest multiple',
+    'test_glu_intermediate_dim': {'cause': 'rounded down'},
 }

@@ -5,7 +5,7 @@ SOURCE = "github.com/unslothai/unsloth (unsloth/kernels/swiglu.py: _fg_kernel, _
 # Graded by the suites; the expert's verdict above was written before.
 EXPECT_FAILURES = {
     'test_inputs_unmodified[backward-contiguous]': {'cause': 'inputs changed'},
-    'test_gradcheck_float64': 'float64',
+    'test_gradcheck_float64': {'cause': 'backward: inputs overwritten'},
 }
 
 EDITS = [
