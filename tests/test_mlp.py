@@ -15,7 +15,8 @@ import pytest
 import torch
 
 from grader.judge.block_evidence import extra_cause, missing_cause, output_explained, parity_diagnosis, structure_fault
-from grader.judge.block_runs import CTOR, DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, layout_of, probe, run
+from grader.judge.block_dropout import dropout_run
+from grader.judge.block_runs import CTOR, HIDDEN, INTERMEDIATE, P, forward_where, layout_of, probe, run, where
 from grader.judge.checks import (BLOCKS, Block, expect_close, expect_shape, fail, float32_close,
                           float32_hint, is_close)
 
@@ -56,14 +57,6 @@ def expect_block_works(target, reference, block: Block, gen, device: str, what: 
     code under test and could be made up; an output that matches the reference cannot."""
     _, weights, x, _ = run(target, block, gen, device=device)
     expect_block_output(target, reference, block, weights, x, what, device)
-
-
-def where(target, block: Block, todo: str, method: str) -> str:
-    return f"{block.name}.{method} ({todo} in {target.where(block.exercise)})"
-
-
-def forward_where(target, block: Block) -> str:
-    return where(target, block, block.forward_todo, "forward")
 
 
 # ------------------------------------------------------------------------------ construction
@@ -267,48 +260,6 @@ def test_gradients(target, reference, block, gen, device):
 
 
 # ---------------------------------------------------------------------------------- dropout
-
-def dropout_run(target, reference, block, gen, device, dropout=P, train=True):
-    """The block's output with ``dropout`` in training (or eval) mode, and its own output without dropout.
-
-    A block that adds its input (x + dropout(Wo(...))) is judged on what it adds to x: the residual is
-    test_parity_with_reference's to charge, and the dropout inside may still be right.
-    """
-    got, weights, x, _ = run(target, block, gen, shape=DROPOUT_SHAPE, dropout=dropout, train=train, device=device)
-    out, clean = got["out"], own_clean_output(target, reference, block, weights, x, device)
-    if adds_its_input(reference, block, weights, x, clean):
-        out, clean = out - x.to(out.dtype), clean - x.to(clean.dtype)
-    return out, clean, weights, x
-
-
-def adds_its_input(reference, block, weights, x, clean) -> bool:
-    """Whether the block's dropout-free output is x plus the reference's output (to float32 precision)."""
-    want, *_ = run(reference, block, None, weights=weights, x=x)
-    return clean.shape == x.shape and float32_close(clean - x.to(clean.dtype), want["out"])
-
-
-def own_clean_output(target, reference, block, weights, x, device) -> torch.Tensor:
-    """The block's own output with dropout=0.0 in eval mode: what its dropout is judged against, so that a
-    mistake elsewhere in forward costs the parity tests and not these.
-
-    The block must still compute like a block (see expect_block_output); a placeholder forward (zeros,
-    x itself) would otherwise pass every dropout test.
-    """
-    clean = own_output(target, block, weights, x, device, dropout=0.0)
-    fault = structure_fault(target, block)
-    if not fault or output_explained(reference, block, weights, x, clean):
-        return clean
-    fail(f"{forward_where(target, block)}: dropout is judged against the block's own output with dropout=0.0,"
-         f" and the block does not compute like one yet ({fault}). This test counts once"
-         f" test_parity_with_reference[default-{block.name}] passes",
-         waits_on=f"test_parity_with_reference[default-{block.name}]")
-
-
-def own_output(target, block, weights, x, device, dropout, train=False) -> torch.Tensor:
-    """The output of the code under test itself, with these weights and input."""
-    evidence, *_ = run(target, block, None, weights=weights, x=x, dropout=dropout, train=train, device=device)
-    return evidence["out"]
-
 
 @pytest.mark.points(1)
 def test_dropout_off_in_eval_mode(target, reference, block, gen, device):

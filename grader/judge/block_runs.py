@@ -219,3 +219,11 @@ def run(target, block: Block, gen, shape=(2, 3, HIDDEN), activation=None, dropou
         fail(format_error(evidence["error"]) + (f"; {hint}" if hint else ""), **error_fields(evidence["error"]))
     evidence["grad_out"] = grad_out
     return evidence, weights, x, ctor
+
+
+def where(target, block: Block, todo: str, method: str) -> str:
+    return f"{block.name}.{method} ({todo} in {target.where(block.exercise)})"
+
+
+def forward_where(target, block: Block) -> str:
+    return where(target, block, block.forward_todo, "forward")
