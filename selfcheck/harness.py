@@ -1,18 +1,18 @@
 """Run a graded suite on one implementation and read back each test's outcome, message and the grader's
-record of it (its points, and the kind, cause, TODO and premise the test set: ``grader/plugin.py``).
+record of it (the kind, cause, TODO and premise the test set, and its points: ``grader/plugin.py``).
 
 A variant is one file standing in for an exercise file (``mlp_block.py``, ``triton_swiglu.py``).
 It declares which tests must fail, and how, in a module-level dict::
 
     EXPECT_FAILURES = {"test_parity_with_reference[default-GLU]": {"cause": "activation on the value path"},
                        "test_gradients[GLU]": {"waits_on": "test_parity_with_reference[default-GLU]"},
-                       "test_dropout_off_in_eval_mode[GLU]": "dropout must do nothing in eval mode"}
+                       "test_parameter_shapes[MLP]": "the two sizes are swapped"}
 
 judged by the grader's record (``judged``): ``{"cause": ID}``, the test failed on its own property for
 that cause; ``{"waits_on": TEST}``, it waits for that test; a string, a phrase its message must say,
-only where the grader records no cause, or (``"says"`` beside the record's keys) where the hint's
-wording is what the variant checks. Tests it does not name may pass or fail. A correct variant declares
-``EXPECT_FAILURES = {}`` and must pass every test.
+only where the record names no cause (a phrase where it names one is refused), or (``"says"`` beside
+the record's keys) where the hint's wording is what the variant checks. Tests it does not name may pass
+or fail. A correct variant declares ``EXPECT_FAILURES = {}`` and must pass every test.
 
 A variant is either a whole implementation (a correct one written differently, code adapted from a
 public project) or, for a known mistake, only the lines in which it differs from the reference::
@@ -81,7 +81,7 @@ class Outcome:
     points: int = 0  # what the test is worth, as the grader collected it
 
 
-def expected_failures(variant: Path) -> dict[str, str]:
+def expected_failures(variant: Path) -> dict[str, str | dict[str, str]]:
     """Read EXPECT_FAILURES without importing the variant (it is code under test)."""
     expected = module_constant(variant, "EXPECT_FAILURES")
     if expected is None:
@@ -299,13 +299,19 @@ def judged(expectation: str | dict, got: Outcome) -> list[str]:
     (``{"cause": ID}``: the test failed on its own property, for that cause; ``{"waits_on": TEST}``: it
     waits for that test), and where the wording is what is checked, a phrase its message says (a string,
     or ``"says"`` beside the record's keys)."""
+    kind, fields = got.fields.get("kind", ""), got.fields
     if isinstance(expectation, str):
+        if kind == "waits" or fields.get("cause", "unexplained") != "unexplained":
+            return [f"is expected by a phrase, but the grader's record names it ({kind!r}, cause"
+                    f" {fields.get('cause')!r}, waiting on {fields.get('waits_on')!r}): expect the record instead,"
+                    f" with \"says\" beside it if the wording is what is checked"]
         expectation = {"says": expectation}
     unknown = set(expectation) - EXPECTATION_KEYS
     if unknown or not expectation:
         return [f"has an expectation with keys {sorted(expectation)}: use {sorted(EXPECTATION_KEYS)}"]
+    if expectation.get("cause") == "unexplained":
+        return ['expects the cause "unexplained", which says nothing: expect a phrase of the message instead']
     problems = []
-    kind, fields = got.fields.get("kind", ""), got.fields
     if "cause" in expectation and (kind, fields.get("cause")) != ("failed", expectation["cause"]):
         problems.append(f"failed with kind {kind!r}, cause {fields.get('cause')!r}, not on its own property for"
                         f" cause {expectation['cause']!r}: {got.message[:300]}")

@@ -40,11 +40,13 @@ OWN = Outcome("failed", "GLU.forward (TODO 4): the activation is on the value pa
               {"kind": "failed", "cause": "activation on the value path", "todo": "TODO 4", "waits_on": ""})
 WAITING = Outcome("failed", "this counts once test_a passes", "", {"kind": "waits", "cause": "unexplained",
                                                                    "todo": "", "waits_on": "test_a"})
+UNNAMED = Outcome("failed", "GLU.forward differs from the reference: check it layer by layer", "",
+                  {"kind": "failed", "cause": "unexplained", "todo": "", "waits_on": ""})
 
 
 @pytest.mark.parametrize("expectation,outcome", [
     ({"cause": "activation on the value path"}, OWN), ({"waits_on": "test_a"}, WAITING),
-    ({"cause": "activation on the value path", "says": "VALUE PATH"}, OWN), ("on the value", OWN)])
+    ({"cause": "activation on the value path", "says": "VALUE PATH"}, OWN), ("layer by layer", UNNAMED)])
 def test_an_expectation_met_is_no_problem(expectation, outcome):
     assert judged(expectation, outcome) == []
 
@@ -55,7 +57,10 @@ def test_an_expectation_met_is_no_problem(expectation, outcome):
     ({"waits_on": "test_b"}, WAITING, "not waiting on 'test_b'"),
     ({"waits_on": "test_a"}, OWN, "kind 'failed'"),
     ({"cause": "activation on the value path", "says": "gate path"}, OWN, "without saying 'gate path'"),
-    ("gate path", OWN, "without saying 'gate path'"),
+    ("gate path", UNNAMED, "without saying 'gate path'"),
+    ("on the value path", OWN, "expect the record instead"),  # a phrase where the record names the cause
+    ("counts once", WAITING, "expect the record instead"),
+    ({"cause": "unexplained"}, UNNAMED, "says nothing"),
     ({"cause": "activation on the value path"}, Outcome("failed", "no record"), "kind ''"),  # a run without records
     ({"caused": "x"}, OWN, "use ['cause', 'says', 'waits_on']"), ({}, OWN, "use ['cause', 'says', 'waits_on']")])
 def test_an_expectation_not_met_is_named(expectation, outcome, said):

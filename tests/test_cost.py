@@ -243,12 +243,12 @@ def test_glu_intermediate_dim(target, reference):
         exact = Fraction(budget - fixed, per_unit)  # the width at which the GLU matches the MLP exactly
         want = ceil_to(exact, multiple_of)
         mistakes = [
-            ("2/3 rounded down first",
+            ("two thirds rounded down first",
              f"two thirds of the MLP's width were rounded down before rounding up (int(2 * {mlp_width} / 3),"
              " as LLaMA's sizing code does), so the GLU can end up with fewer parameters than the MLP: round"
              " the exact width up once, at the end", ceil_to(Fraction(math.floor(Fraction(2 * mlp_width, 3))),
                                                            multiple_of) if not bias else None),
-            ("2/3 not applied", "the 2/3 is not applied: a GLU has three weight matrices to the MLP's two, so at equal"
+            ("two thirds not applied", "the 2/3 is not applied: a GLU has three weight matrices to the MLP's two, so at equal"
              " parameters it is about 2/3 as wide", ceil_to(Fraction(mlp_width), multiple_of)),
             # rounding to the nearest multiple gives this too whenever it does not give the answer
             ("rounded down", f"rounded down (or to the nearest multiple, which is below here): a GLU that narrow has fewer"

@@ -105,7 +105,7 @@ def test_parameter_shapes(target, reference, block, gen, device):
         if name not in got:
             if name.endswith(".bias") and f"{layer}.weight" in got:
                 continue  # a layer without its bias costs test_layer_names and the parity tests, not this
-            fail(f"{where(target, block, block.init_todo, '__init__')}: no parameter {name}", cause="parameter missing",
+            fail(f"{where(target, block, block.init_todo, '__init__')}: no parameter {name}", cause=missing_cause([name]),
                  todo=block.init_todo)
         swapped = " (the two sizes are swapped)" if len(shape) == 2 and got[name] == shape[::-1] else ""
         expect_shape(got[name], shape, f"{where(target, block, block.init_todo, '__init__')}: {name} with"
@@ -141,12 +141,18 @@ LEADING_DIMS_HINT = ("The block acts on the last dimension only; any number of l
 DTYPE_HINT = "don't cast with .float() / .to(torch.float32) or make new tensors with a fixed dtype"
 
 
+def shape_cause(got, want) -> str:
+    """One cause id for a wrong output shape, whichever test sees it: its leading dimensions, or its last."""
+    return "leading dimensions" if tuple(got[-1:]) == tuple(want[-1:]) else "output's last dimension"
+
+
 @pytest.mark.points(1)
 @pytest.mark.parametrize("shape", [(5, HIDDEN), (2, 3, HIDDEN), (2, 3, 4, HIDDEN)], ids=["2d", "3d", "4d"])
 def test_output_shape(target, reference, block, gen, shape, device):
     evidence, weights, x, _ = run(target, block, gen, shape=shape, device=device)
     what = f"{forward_where(target, block)} on input of shape {shape}"
-    expect_shape(evidence["out"].shape, shape, what, LEADING_DIMS_HINT, cause="leading dimensions")
+    expect_shape(evidence["out"].shape, shape, what, LEADING_DIMS_HINT, cause=shape_cause(evidence["out"].shape, shape),
+                 todo=block.forward_todo)
     expect_block_output(target, reference, block, weights, x, f"{what}: the output shape is right", device)
 
 
@@ -201,7 +207,7 @@ def test_parity_with_reference(target, reference, block, gen, activation, device
     if out.shape != ref.shape:
         hint = (LEADING_DIMS_HINT if out.shape[-1:] == ref.shape[-1:] else
                 "the output's last dimension must be hidden_dim: Wo maps intermediate_dim back to hidden_dim")
-        cause = "output shape"
+        cause = shape_cause(out.shape, ref.shape)
     elif out.dtype != ref.dtype:
         hint, cause = DTYPE_HINT, "output dtype"
     else:
@@ -218,7 +224,7 @@ def test_parity_with_reference(target, reference, block, gen, activation, device
         else:
             cause, hint = "unexplained", ""
     what = f"{where(target, block, todo, method)} with activation_fn={activation or 'default (nn.GELU)'}"
-    expect_close(out, ref, what, hint, cause=cause)
+    expect_close(out, ref, what, hint, cause=cause, todo=todo)
 
 
 @pytest.mark.points(2)
@@ -254,9 +260,10 @@ def test_gradients(target, reference, block, gen, device):
                  f" once test_parity_with_reference[default-{block.name}] passes (it says how)",
                  waits_on=f"test_parity_with_reference[default-{block.name}]")
         hint = ""
-    expect_close(got["grad_x"], want["grad_x"], f"{fw}: gradient with respect to the input x", hint, cause=cause)
+    expect_close(got["grad_x"], want["grad_x"], f"{fw}: gradient with respect to the input x", hint, cause=cause,
+                 todo=block.forward_todo)
     for name, grad in want["grads"].items():
-        expect_close(got["grads"][name], grad, f"{fw}: gradient of {name}", hint, cause=cause)
+        expect_close(got["grads"][name], grad, f"{fw}: gradient of {name}", hint, cause=cause, todo=block.forward_todo)
 
 
 # ---------------------------------------------------------------------------------- dropout
@@ -268,7 +275,7 @@ def test_dropout_off_in_eval_mode(target, reference, block, gen, device):
             f" ({block.init_todo}), or F.dropout(..., training=self.training); training=True, or an"
             " nn.Dropout built inside forward, keeps dropping after model.eval()")
     expect_close(out, clean, f"{forward_where(target, block)} in eval mode with dropout={P}, against its output"
-                 " with dropout=0.0", hint, cause="dropout in eval mode")
+                 " with dropout=0.0", hint, cause="dropout in eval mode", todo=block.forward_todo)
 
 
 @pytest.mark.points(1)
@@ -289,7 +296,7 @@ def test_dropout_zero_changes_nothing_in_training(target, reference, block, gen,
         else:
             hint = "with dropout=0.0 the training-mode output equals the eval-mode output"
     expect_close(out, clean, f"{forward_where(target, block)} in training mode with dropout=0.0, against eval mode",
-                 hint, cause=cause)
+                 hint, cause=cause, todo=block.init_todo if cause.startswith("dropout rate") else block.forward_todo)
 
 
 @pytest.mark.points(2)
@@ -323,7 +330,7 @@ def test_dropout_share_of_zeros(target, reference, block, gen, device):
              cause="dropout rate ignored", todo=block.init_todo)
     fail(f"{fw} with dropout={P}: {share:.3f} of the outputs are exactly zero, expected"
          f" {P} +- {bound:.3f}; is the rate passed through unchanged (p is the share dropped, not kept)?",
-         cause="dropout share", todo=block.forward_todo)
+         cause="dropout share", todo=block.init_todo)
 
 
 @pytest.mark.points(2)
@@ -359,4 +366,4 @@ def test_dropout_kept_outputs_scaled(target, reference, block, gen, device):
                     f" {1 / (1 - P):.4f}: the dropout module uses another rate than `dropout`; create it as"
                     f" nn.Dropout(dropout) in __init__ ({block.init_todo})")
     expect_close(out[kept], scaled, f"{fw}: kept outputs in training mode with dropout={P}", hint, rtol=rtol,
-                 cause=cause)
+                 cause=cause, todo=block.init_todo if cause.startswith("dropout rate") else block.forward_todo)

@@ -86,7 +86,7 @@ def expect_no_copy(evidence: dict, what: str, how: str, todo: str) -> None:
     if evidence["copied"]:
         copied = " and ".join(evidence["copied"])
         fail(f"{what}: " + COPY_HINT.format(copied=copied, s="s" if len(evidence["copied"]) > 1 else "", how=how)
-             + f" ({todo})", cause=f"weights copied ({todo})", todo=todo)
+             + f" ({todo})", cause="weights copied", todo=todo)
 
 
 def expect_projection_takes_strided_weights(target, kernels, case: dict) -> None:

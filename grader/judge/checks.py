@@ -70,9 +70,10 @@ def is_close(got: torch.Tensor, want: torch.Tensor, rtol: float, atol: float) ->
     return bool(torch.allclose(got.double(), want.double(), rtol=rtol, atol=atol, equal_nan=False))
 
 
-def expect_shape(got: Sequence[int], want: Sequence[int], what: str, hint: str = "", cause: str = "unexplained") -> None:
+def expect_shape(got: Sequence[int], want: Sequence[int], what: str, hint: str = "", cause: str = "unexplained",
+                 todo: str = "") -> None:
     if tuple(got) != tuple(want):
-        fail(f"{what}: shape {tuple(got)}, expected {tuple(want)}. {hint}".rstrip(), cause=cause)
+        fail(f"{what}: shape {tuple(got)}, expected {tuple(want)}. {hint}".rstrip(), cause=cause, todo=todo)
 
 
 def expect_close(
@@ -83,17 +84,18 @@ def expect_close(
     rtol: float = 1e-9,
     atol: float = 1e-10,
     cause: str = "unexplained",
+    todo: str = "",
 ) -> None:
     """float64 comparison tight enough that tanh-approximate GELU fails for exact GELU. ``cause``: the
-    stable id of what the hint names (see fail)."""
-    expect_shape(got.shape, want.shape, what, hint, cause)
+    stable id of what the hint names, ``todo`` where it is made (see fail)."""
+    expect_shape(got.shape, want.shape, what, hint, cause, todo)
     if got.dtype != want.dtype:
-        fail(f"{what}: dtype {got.dtype}, expected {want.dtype}. {hint}".rstrip(), cause=cause)
+        fail(f"{what}: dtype {got.dtype}, expected {want.dtype}. {hint}".rstrip(), cause=cause, todo=todo)
     if not is_close(got, want, rtol, atol):
         # The hint first: it is what a stuck student acts on; the numbers back it up.
         detail = describe_mismatch(got, want, rtol, atol)
         fail(f"{what} differs from the reference: {hint} [{detail}]" if hint
-             else f"{what} differs from the reference: {detail}", cause=cause)
+             else f"{what} differs from the reference: {detail}", cause=cause, todo=todo)
 
 
 # --------------------------------------------------------------------------------- the blocks

@@ -41,8 +41,8 @@ def check_launch(target, kernels, gen: torch.Generator) -> dict:
 
 def launch_grid(evidence: dict) -> tuple[int, ...] | None:
     """The grid the code under test reports for its last launch of the kernel. Untrusted: it only ever sets
-    how many programs run the student's own kernel in the kernels' process, so it is taken as 1-3 positive
-    ints, at most MAX_PROGRAMS programs in all, or not at all."""
+    the grid the student's own kernel runs on in the kernels' process (``own_outputs``), so it is taken as
+    1-3 positive ints, at most MAX_PROGRAMS programs in all, or not at all."""
     grid = evidence.get("grid")
     if (isinstance(grid, (list, tuple)) and 1 <= len(grid) <= 3
             and all(type(size) is int and size >= 1 for size in grid) and math.prod(grid) <= MAX_PROGRAMS):
@@ -55,16 +55,21 @@ MAX_PROGRAMS = 1024  # far above any grid of the suites' sizes; a bound on what 
 
 def own_outputs(kernels, case: dict, activation: str, grid: tuple[int, ...] | None) -> list[torch.Tensor]:
     """What the student's kernel computes under trusted launch code: on the given launch code's grid, and,
-    where the launch under test used another grid (its kernel written for it, the given launch edited to
-    match), on that grid too, where every element is written there (a grid too small writes too little
-    under both, and is the launch's mistake, not a grid of its own)."""
+    where the launch under test used another grid of no more programs (a kernel written for a grid of its
+    own, the given launch edited to match), on that grid too, but only where the kernel computes the
+    projection there. A kernel that reads its grid could do anything on a grid of its choosing; on a grid
+    where it fails or computes something else, the given grid's output alone stands (a grid too small
+    leaves elements unwritten, and is the launch's mistake)."""
     given = project(kernels, case, activation)
-    owns = [given["out"]]
-    if grid is not None and grid != launch_grid(given):
+    owns, given_grid = [given["out"]], launch_grid(given)
+    if grid is None or given_grid is None or grid == given_grid or math.prod(grid) > math.prod(given_grid):
+        return owns
+    try:
         on_grid = project(kernels, case, activation, grid=grid)["out"]
-        if torch.isfinite(on_grid).all():
-            owns.append(on_grid)
-    return owns
+        expect_formula(on_grid, case, activation, f"{KERNEL} on the launch's own grid", FLOAT32_RTOL, FLOAT32_RTOL)
+    except pytest.fail.Exception:
+        return owns
+    return [*owns, on_grid]
 
 
 def same_as_own(got: torch.Tensor, own: torch.Tensor) -> bool:

@@ -140,7 +140,7 @@ def check_dtype(target, op: str, got: torch.Tensor, dtype: torch.dtype, name: st
         fail(f"{FUNCTION[op]} returned {name} as {got.dtype} for {dtype} inputs: allocate it with the inputs'"
              f" dtype (torch.empty_like(gate)); the kernel computes in COMPUTE_DTYPE and converts to"
              f" {name}'s own dtype in tl.store (one rounding, and half the memory traffic of float32)",
-             cause="output dtype", todo="TODO 1" if op == "forward" else "TODO 2")
+             cause=f"{op}: output dtype", todo="TODO 1" if op == "forward" else "TODO 2")
 
 
 def check_forward(target, evidence, gate, value, layout="contiguous") -> None:

@@ -106,9 +106,9 @@ class _TritonGuard:
             named = list(zip(getattr(kernel, "arg_names", []), args)) + list(kwargs.items())
             tensors = [pair for arg, value in named for pair in _tensors_in(arg, value)]
             name = getattr(fn, "__name__", type(kernel).__name__)
-            grid = guard.launch_grids.get(name) or _resolved(grid, dict(named))
+            grid = guard.launch_grids.get(name) or grid  # the grader's grid where it set one (LaunchGrid)
             for watch in guard.watches:
-                watch.launched(name, getattr(fn, "__module__", "?"), tensors, grid)
+                watch.launched(name, getattr(fn, "__module__", "?"), tensors, _resolved(grid, dict(named)))
             stand_ins = guard.stand_ins
             if (stand_ins is not None and name in STAND_INS
                     and getattr(fn, "__module__", None) == stand_ins["module"]):
@@ -205,14 +205,14 @@ def _program() -> int:
 # (the maintainers' self-checks compare them with PyTorch's, element by element).
 
 
-def _resolved(grid, named: dict):
-    """The launch's grid as a tuple of ints (a callable grid called on the arguments, as Triton does), or
-    the grid as given where it cannot be told here (Triton then says what is wrong with it)."""
+def _resolved(grid, named: dict) -> tuple[int, ...] | None:
+    """The launch's grid as the tuple of ints Triton will launch (a callable grid called on the arguments, as
+    Triton calls it), for the record only: None where it is not plain ints (Triton then says what is wrong)."""
     try:
-        resolved = grid(named) if callable(grid) else grid
-        return tuple(int(size) for size in resolved)
+        resolved = tuple(grid(named) if callable(grid) else grid)
     except Exception:  # noqa: BLE001 - any fault of the grid is Triton's to report, in its own words
-        return grid
+        return None
+    return resolved if all(type(size) is int for size in resolved) else None
 
 
 def _tensors_in(arg: str, value: object) -> list[tuple[str, torch.Tensor]]:
@@ -248,10 +248,17 @@ class LaunchGrid:
         self.kernel, self.grid = kernel, tuple(grid)
 
     def __enter__(self) -> None:
-        guard_triton().launch_grids[self.kernel] = self.grid
+        grids = guard_triton().launch_grids
+        self.outer = grids.get(self.kernel)
+        if self.grid:
+            grids[self.kernel] = self.grid
 
     def __exit__(self, *exc_info) -> None:
-        guard_triton().launch_grids.pop(self.kernel, None)
+        grids = guard_triton().launch_grids
+        if self.outer is None:
+            grids.pop(self.kernel, None)
+        else:
+            grids[self.kernel] = self.outer
 
 
 _GUARD: _TritonGuard | None = None
@@ -308,9 +315,9 @@ class TritonWatch:
         return next((launch["tensors"] for launch in reversed(self.launches) if launch["kernel"] == kernel), {})
 
     def grid_of(self, kernel: str) -> list[int] | None:
-        """The grid of the last launch of ``kernel``, as ints (None if none was made or it was no tuple)."""
+        """The grid of the last launch of ``kernel``, as ints (None if none was made or it was not ints)."""
         grid = next((launch["grid"] for launch in reversed(self.launches) if launch["kernel"] == kernel), None)
-        return list(grid) if isinstance(grid, tuple) else None
+        return list(grid) if grid is not None else None
 
     def foreign(self) -> list[str]:
         return [f"{launch['kernel']} (from {launch['module']})" for launch in self.launches if not launch["ours"]]

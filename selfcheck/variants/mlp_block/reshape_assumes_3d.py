@@ -1,9 +1,9 @@
 """Wrong: forward unpacks `b, s, h = x.shape`, so only (batch, seq, hidden) inputs work."""
 
 EXPECT_FAILURES = {
-    'test_output_shape[2d-MLP]': {'cause': 'ValueError in MLP.forward'},
-    'test_output_shape[4d-GLU]': {'cause': 'ValueError in GLU.forward'},
-    'test_parity_with_reference[default-MLP]': {'cause': 'ValueError in MLP.forward'},
+    'test_output_shape[2d-MLP]': {'cause': 'ValueError in MLP.forward', 'says': "don't unpack x.shape into a fixed count"},
+    'test_output_shape[4d-GLU]': {'cause': 'ValueError in GLU.forward', 'says': 'any number of leading dimensions'},
+    'test_parity_with_reference[default-MLP]': {'cause': 'ValueError in MLP.forward', 'says': 'leading dimensions'},
 }
 
 EDITS = [

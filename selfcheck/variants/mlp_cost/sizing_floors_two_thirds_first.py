@@ -8,5 +8,5 @@ EDITS = [
 ]
 
 EXPECT_FAILURES = {
-    'test_glu_intermediate_dim': {'cause': '2/3 rounded down first'},
+    'test_glu_intermediate_dim': {'cause': 'two thirds rounded down first'},
 }

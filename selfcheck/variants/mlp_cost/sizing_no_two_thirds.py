@@ -6,5 +6,5 @@ EDITS = [
 ]
 
 EXPECT_FAILURES = {
-    'test_glu_intermediate_dim': {'cause': '2/3 not applied'},
+    'test_glu_intermediate_dim': {'cause': 'two thirds not applied'},
 }

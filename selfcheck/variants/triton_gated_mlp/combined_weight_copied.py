@@ -1,7 +1,7 @@
 """Wrong: gated_projection_combined hands the kernel contiguous copies of the weight's halves instead of views."""
 
 EXPECT_FAILURES = {
-    'test_combined_weight_not_copied': {'cause': 'weights copied (TODO 3)'},
+    'test_combined_weight_not_copied': {'cause': 'weights copied'},
 }
 
 EDITS = [

@@ -2,9 +2,9 @@
 
 # A launch-code mistake: the kernels are right (the kernel tests pass), the functions return float32.
 EXPECT_FAILURES = {
-    'test_kernels_launched[forward-chunk-bfloat16]': {'cause': 'output dtype'},
-    'test_kernels_launched[backward-chunk-bfloat16]': {'cause': 'output dtype'},
-    'test_fused_dtype_kept': {'cause': 'RuntimeError in FusedSwiGLU.forward'},
+    'test_kernels_launched[forward-chunk-bfloat16]': {'cause': 'forward: output dtype'},
+    'test_kernels_launched[backward-chunk-bfloat16]': {'cause': 'backward: output dtype'},
+    'test_fused_dtype_kept': {'cause': 'RuntimeError in FusedSwiGLU.forward', 'says': 'bfloat16'},
 }
 
 EDITS = [
