@@ -38,7 +38,7 @@ def seeds(drawn: int) -> list[int]:
     return [0] + [2 + int.from_bytes(digest[4 * i:4 * i + 4], "big") % 999_999 for i in range(drawn)]
 
 
-SEEDS = seeds(4)
+SEEDS = seeds(2)  # 18 runs of the MLP suite per seed: each push tries two new seeds, and pushes add up
 
 
 def under_seeds(suite: str, seeds) -> dict:

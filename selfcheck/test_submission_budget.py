@@ -30,7 +30,7 @@ from selfcheck.harness import REPO, VARIANTS
 from selfcheck.test_grader_attacks import ATTACKS_DIR, attack_source, bwrap_expected
 
 ATTACK = "busy_in_both_swiglu_processes"
-BUDGET = 40  # seconds: the issue's --budget, long enough that two budgets stand out from start-up noise
+BUDGET = 25  # seconds: long enough that two budgets (50 s) stand out from start-up noise, short enough for CI
 GRADE_LIMIT = 600  # seconds: far above one budget (or two) plus start-up
 SPIN = 6  # seconds: call timeout and budget of the mechanism check, so each busy child spins this long
 NO_CGROUP = "refused by the self-check"
@@ -79,7 +79,7 @@ def needs_the_sandbox() -> None:
 
 
 def grade(folder: Path, out: Path) -> tuple[dict, float]:
-    """``python -m grader FOLDER --tasks swiglu --sandbox bwrap --budget 40``: the report and its wall time."""
+    """``python -m grader FOLDER --tasks swiglu --sandbox bwrap --budget BUDGET``: the report and its wall time."""
     started = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "grader", str(folder), "--tasks", "swiglu", "--sandbox", "bwrap",
                            "--budget", str(BUDGET), "--json", str(out)], cwd=REPO, capture_output=True, text=True,

@@ -138,9 +138,7 @@ def expect_launch_uses_kernel(target, kernels, what: str) -> None:
                     " its result is not the kernel's")  # PyTorch's, however right
         if not torch.isfinite(got).all():  # what is built on it would be judged on NaN
             return "gated_projection's result holds elements never written (NaN, what fresh memory holds in these tests)"
-        if not any(got.shape == own.shape and torch.allclose(got.double(), own.double(), rtol=FLOAT32_RTOL,
-                                                             atol=FLOAT32_RTOL * own.abs().nan_to_num().max().item())
-                   for own in owns):
+        if not any(same_as_own(got, own) for own in owns):
             return f"gated_projection does not return what {KERNEL} computes"
         return ""
 
