@@ -12,7 +12,8 @@ import torch.nn.functional as F
 from grader.kernels import maps as kernel_map
 from grader.judge.checks import expect_rounded, expect_shape, fail, rounding_errors
 from grader.judge.kernel_target import StudentKernels, drawn, session_verdict
-from grader.judge.swiglu_support import (BROADCAST_ROW_HINT, EXERCISE, GATE_SCALE, backward_formula, close_hint, CONTIGUITY_HINT,
+from grader.judge.swiglu_support import (BROADCAST_ROW_HINT, EXERCISE, GATE_SCALE, backward_formula, backward_scales,
+                                  close_hint, CONTIGUITY_HINT,
                                   contiguous_reads, draw, eager_backward, eager_forward, expect_as_accurate_as_eager,
                                   expect_kernels_launched, forward_formula, FUNCTION, KERNEL, kernel_where, roughly,
                                   run_kernels, tolerance, unwritten_hint)
@@ -181,10 +182,10 @@ def check_backward(target, evidence, grad_out, gate, value, layout="contiguous",
         expect_shape(got.shape, gate.shape, f"swiglu_backward's {name} for inputs of shape {tuple(gate.shape)}",
                      "each gradient has its input's shape")
         check_dtype(target, "backward", got, gate.dtype, name)
-    eager = eager_backward(grad_out, gate, value)
-    for name, got, exact, by_eager in (("grad_gate", got_gate, want_gate, eager[0]),
-                                       ("grad_value", got_value, want_value, eager[1])):
-        tol = tolerance(gate.dtype, exact, by_eager)
+    eager, scales = eager_backward(grad_out, gate, value), backward_scales(grad_out, gate, value)
+    for name, got, exact, by_eager, scale in (("grad_gate", got_gate, want_gate, eager[0], scales[0]),
+                                              ("grad_value", got_value, want_value, eager[1], scales[1])):
+        tol = tolerance(gate.dtype, exact, by_eager, scale)
         bad = rounding_errors(got, exact, **tol)
         cause, hint = "unexplained", ""
         if bool(bad.any()):
