@@ -1,6 +1,8 @@
 """The same files get the same points under any seed, and the points the grading policy says.
 
-The MLP/GLU panel of ``selfcheck/grading_policy.py`` (a hard-coded activation, tanh GELU with either
+The reference gets full marks on every suite under each seed (a right kernel's float32 rounding judged
+against a tiny result once failed it under one grade's seed). The MLP/GLU panel of
+``selfcheck/grading_policy.py`` (a hard-coded activation, tanh GELU with either
 constant, float32 casts, missing biases, a residual added, dropout before Wo, the activation on the
 value branch, ...) is graded in full under several seeds: each must fail the same tests every time, and
 lose the points per task that the table in ``docs/grading.md`` says. The seed only draws the tests' data,
@@ -21,7 +23,8 @@ import subprocess
 import pytest
 
 from selfcheck.grading_policy import PANEL, grade_panel, points_lost, graded_points, suite_files, written_rows
-from selfcheck.harness import VARIANTS, parallel, run_variant
+from grader.tasks import SUITES
+from selfcheck.harness import VARIANTS, parallel, run_suite, run_variant
 from selfcheck.variant_checks import FAST, WORKERS
 
 _, NAMES = PANEL["test_mlp.py"]
@@ -86,6 +89,13 @@ def test_one_verdict_per_mistake_whatever_the_seed(verdicts, name):
 @pytest.mark.parametrize("name", NAMES)
 def test_points_lost_as_the_policy_table_says(verdicts, name):
     lost_as_written("test_mlp.py", verdicts, name, SEEDS)
+
+
+@pytest.mark.parametrize("seed", SEEDS[1:])
+def test_the_reference_gets_full_marks_under_every_seed(seed):
+    code, outcomes = run_suite(SUITES, "reference", *seed_argument(seed), **FAST)
+    failed = {test: outcome.message[:300] for test, outcome in outcomes.items() if outcome.status != "passed"}
+    assert outcomes and not failed and code == 0, f"the reference under --seed {seed}: {failed}"
 
 
 _, GATED_NAMES = PANEL["test_triton_gated_mlp.py"]
