@@ -92,6 +92,15 @@ def backward_scales(grad_out, gate, value) -> tuple[torch.Tensor, torch.Tensor]:
     return (grad_out * value * sig).abs() * (1 + (gate * (1 - sig)).abs()), (grad_out * gate * sig).abs()
 
 
+def backward_budgets(grad_out, gate, value) -> list[tuple[str, torch.Tensor, torch.Tensor, dict]]:
+    """(name, exact, eager, tolerance) for grad_gate and grad_value: how the kernel's tests and the autograd
+    tests alike judge a backward's gradients."""
+    exact, eager, scales = (backward_formula(grad_out, gate, value), eager_backward(grad_out, gate, value),
+                            backward_scales(grad_out, gate, value))
+    return [(name, exact[i], eager[i], tolerance(gate.dtype, exact[i], eager[i], scales[i]))
+            for i, name in enumerate(("grad_gate", "grad_value"))]
+
+
 def eager_forward(gate, value) -> torch.Tensor:
     """What PyTorch eager computes in the inputs' own dtype: the yardstick for 16-bit accuracy."""
     return F.silu(gate) * value
