@@ -11,7 +11,7 @@ from typing import Callable
 import torch
 from grader.probes.triton_bf16 import compute_as_on_gpu, check_triton_version
 from grader.probes.triton_compiler_rules import refuse_what_the_compiler_refuses
-from grader.probes.triton_speed import swap_language_once_per_launch
+from grader.probes.triton_speed import skip_dead_overflow_checks, swap_language_once_per_launch
 from grader.probes.triton_map import MemoryMap
 from grader.probes.triton_bounds import describe_access, layout_note, nearest_tensor, overflowing_dims
 from grader.probes.triton_memory import CheckedMemory, OutOfBoundsAccess, own_extents
@@ -97,6 +97,7 @@ class _TritonGuard:
         compute_as_on_gpu(interpreter)
         refuse_what_the_compiler_refuses(interpreter)
         swap_language_once_per_launch(interpreter)
+        skip_dead_overflow_checks(interpreter)
 
     def _watched(self, run: Callable) -> Callable:
         guard = self
