@@ -11,7 +11,7 @@ import gc
 import pytest  # noqa: F401
 import _pytest.config  # noqa: F401
 import _pytest.python  # noqa: F401
-import torch
+import torch  # noqa: F401
 
 try:  # the SwiGLU suite imports it (where it installs)
     import triton  # noqa: F401
@@ -21,6 +21,7 @@ except ImportError:
 import grader.plugin  # noqa: F401
 import grader.probes
 import grader.sandbox
+from grader.probes.child import warm_up_torch
 
 grader.probes.load_all()  # every probe module, with what they import
 
@@ -28,18 +29,8 @@ grader.probes.load_all()  # every probe module, with what they import
 # a batch killed from outside leaves nothing running.
 grader.sandbox.die_with_parent()
 
-# The first backward pass initialises autograd (about 0.2 s); do it once here, not once per fork.
-_x = torch.ones(2, 3, dtype=torch.float64, requires_grad=True)
-torch.nn.functional.linear(_x, torch.ones(4, 3, dtype=torch.float64)).sum().backward()
-del _x
-
-# The cost suite's first FlopCounterMode pass imports sympy and more (about a second): once here too.
-from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
-
-with torch.device("meta"), FlopCounterMode(display=False):
-    _x = torch.empty(2, 3, requires_grad=True)
-    torch.nn.functional.linear(_x, torch.empty(4, 3)).sum().backward()
-del _x
+# Autograd's first backward and the cost suite's first FlopCounterMode pass: once here, not once per fork.
+warm_up_torch()
 
 # Everything imported so far lives as long as the server: keep the collector off it, so a fork's
 # collections stay small and do not touch (and copy) the server's pages.

@@ -110,6 +110,22 @@ def load_probes():
     return probes
 
 
+def warm_up_torch() -> None:
+    """What torch does once per process on first use, done before a fork, not once per fork: autograd's
+    first backward pass (about 0.2 s, and more where it first imports sympy), and the cost suite's first
+    FlopCounterMode pass (about a second). For a process that forks children (the batch's fork server,
+    ``instructor/preload.py``; the children's zygote, ``grader/sandbox/zygote.py``); a spawned child
+    pays it only if it needs it."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    x = torch.ones(2, 3, dtype=torch.float64, requires_grad=True)
+    torch.nn.functional.linear(x, torch.ones(4, 3, dtype=torch.float64)).sum().backward()
+    with torch.device("meta"), FlopCounterMode(display=False):
+        x = torch.empty(2, 3, requires_grad=True)
+        torch.nn.functional.linear(x, torch.empty(4, 3)).sum().backward()
+
+
 def main(args: list[str] | None = None) -> None:
     """``args``: the command line's (a warm fork, grader/sandbox/zygote.py, passes none)."""
     args = sys.argv[1:] if args is None else list(args)

@@ -37,10 +37,12 @@ _MAX_REQUEST = 1 << 20
 # ------------------------------------------------------------------------------------------- server
 
 def _warm_up() -> None:
-    """What child.py imports before its loop, and Triton, which every Triton exercise file imports."""
-    from grader.probes.child import load_probes
+    """What child.py imports before its loop, Triton, which every Triton exercise file imports, and torch's
+    work on first use (autograd's first backward imports sympy and more: about half a second a child)."""
+    from grader.probes.child import load_probes, warm_up_torch
 
     load_probes()  # sets TRITON_INTERPRET without a GPU, before triton is imported below
+    warm_up_torch()
     try:
         import triton  # noqa: F401
         import triton.language  # noqa: F401
