@@ -113,9 +113,8 @@ def load_probes():
 def warm_up_torch() -> None:
     """What torch does once per process on first use, done before a fork, not once per fork: autograd's
     first backward pass (about 0.2 s, and more where it first imports sympy), and the cost suite's first
-    FlopCounterMode pass (about a second). For a process that forks children (the batch's fork server,
-    ``instructor/preload.py``; the children's zygote, ``grader/sandbox/zygote.py``); a spawned child
-    pays it only if it needs it."""
+    FlopCounterMode pass (about a second). For a process that forks children (the batch's fork server;
+    the children's zygote, ``grader/sandbox/zygote.py``); a spawned child pays it only if it needs it."""
     import torch
     from torch.utils.flop_counter import FlopCounterMode
 
