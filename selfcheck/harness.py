@@ -129,6 +129,9 @@ def run_suite(suite: str | tuple[str, ...], target: str, *extra: str, timeout: f
                 *recorded(Path(tmp)), *extra]
         env = {k: v for k, v in os.environ.items() if k != "EXERCISE_TARGET"}
         env[KERNEL_MAPS_ENV] = "1" if pictures else "0"
+        # As the grader's sessions run (grader/grading.py): no third-party plugin (nbval, anyio's), so none
+        # of them is imported and registered again in each of the runs.
+        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         if threads:
             env.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
         env[ZYGOTE_ENV] = zygote_address()  # the run's unsandboxed children start warm

@@ -30,7 +30,7 @@ from selfcheck.harness import REPO, VARIANTS
 from selfcheck.test_grader_attacks import ATTACKS_DIR, attack_source, bwrap_expected
 
 ATTACK = "busy_in_both_swiglu_processes"
-BUDGET = 25  # seconds: long enough that two budgets (50 s) stand out from start-up noise, short enough for CI
+BUDGET = 20  # seconds: long enough that two budgets (40 s) stand out from start-up noise, short enough for CI
 GRADE_LIMIT = 600  # seconds: far above one budget (or two) plus start-up
 SPIN = 6  # seconds: call timeout and budget of the mechanism check, so each busy child spins this long
 NO_CGROUP = "refused by the self-check"
