@@ -39,12 +39,21 @@ def memory_grid(t: torch.Tensor) -> np.ndarray:
     return (t.data_ptr() + offsets * t.element_size()).reshape(-1, cols)
 
 
+def distinct_sorted(grid: np.ndarray) -> np.ndarray:
+    """``np.unique(grid)``; for a grid already in increasing order (any contiguous tensor's, the most
+    common), the grid itself, flat, without sorting it (each launch of each kernel asks for its tensors')."""
+    flat = grid.reshape(-1)
+    if flat.size < 2 or bool((flat[1:] > flat[:-1]).all()):
+        return flat
+    return np.unique(flat)
+
+
 class _Tracked:
     """One tensor of one kernel: its elements' byte addresses, sorted, and what happened at each."""
 
     def __init__(self, t: torch.Tensor) -> None:
         self.grid = memory_grid(t)  # how it is drawn unless the probe knows it in another shape
-        self.addresses = np.unique(self.grid)
+        self.addresses = distinct_sorted(self.grid)
         self.shape, self.start, self.size = tuple(t.shape), t.data_ptr(), t.element_size()
         self.end = int(self.addresses[-1]) + self.size
         self.counts = {access: np.zeros(self.addresses.size, dtype=np.int32) for access in ("load", "store")}
@@ -72,21 +81,21 @@ class _Tracked:
                 fresh = hits[self.first_loader[hits] < 0]
                 self.first_loader[fresh] = program
 
-    def drawn_as(self, known: list[np.ndarray]) -> np.ndarray:
+    def drawn_as(self, known: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
         """The grid to draw: a known tensor's whose memory is this one's; else, for one dense row (how
         the launch code flattens a contiguous tensor), a known tensor's shape of as many elements; else
-        the tensor's own."""
-        for grid in known:
-            if grid.size == self.addresses.size and np.array_equal(np.unique(grid), self.addresses):
+        the tensor's own. ``known``: each known grid with its distinct addresses (``distinct_sorted``)."""
+        for grid, addresses in known:
+            if grid.size == self.addresses.size and np.array_equal(addresses, self.addresses):
                 return grid
         own = self.grid
         if own.shape[0] == 1 and _dense(own, self.start, self.size):
-            for grid in known:
+            for grid, _ in known:
                 if grid.size == own.size and grid.shape[0] > 1:
                     return own.reshape(grid.shape)
         return own
 
-    def evidence(self, known: list[np.ndarray]) -> dict:
+    def evidence(self, known: list[tuple[np.ndarray, np.ndarray]]) -> dict:
         """Counts of both accesses per element of the grid drawn (zero where none happened), the last
         program of each access that happened, and the accesses outside the tensor."""
         grid = self.drawn_as(known)
@@ -153,6 +162,7 @@ class MemoryMap:
         handed the memory of an input, or of another output."""
         grids = [memory_grid(t) for t in known
                  if isinstance(t, torch.Tensor) and t.device.type == "cpu" and 0 < t.numel() <= MAX_ELEMENTS]
+        grids = [(grid, distinct_sorted(grid)) for grid in grids]  # once per grid, not once per tensor
         sent, budget, seen = {}, MAX_SENT, []
         for (name, arg), tracked in self.tensors.items():
             if name != kernel:
