@@ -1,12 +1,11 @@
 """The maintainer command: ``python -m selfcheck``. Everything here must pass before a change lands.
 
-1. every graded suite on the reference, judged by the reference's recorded answers, the snapshot the
-   student release uses (``pytest tests --target reference --reference snapshot``; a failure there:
-   the snapshot has drifted, ``python -m grader.judge.snapshot`` records it again);
-2. the checks of the checks (``pytest selfcheck``): each suite passes on the reference (judged by
-   the live reference), wrong implementations fail, correct ones pass, the stubs fail with their
-   pointers, the grader cannot be gamed, the notebook's twin is in step;
-3. the notebooks, outputs included, under nbval in strict mode.
+1. the checks of the checks (``pytest selfcheck``): each suite passes on the reference (judged by
+   the live reference, and in the student release by its recorded answers, the snapshot: a failure
+   there, the snapshot has drifted, ``python -m grader.judge.snapshot`` records it again), wrong
+   implementations fail, correct ones pass, the stubs fail with their pointers, the grader cannot be
+   gamed, the notebook's twin is in step;
+2. the notebooks, outputs included, under nbval in strict mode.
 
 Each step is its own pytest run (they need different options), in one of two lanes that run side by
 side; the last line adds them up.
@@ -32,15 +31,15 @@ from grader.paths import REPO
 # lists below when one lane ends minutes after the other.
 GRADER_CHECKS = ["selfcheck/test_grader_attacks.py", "selfcheck/test_grader_reports.py", "selfcheck/test_classroom50.py",
                  "selfcheck/test_submission_budget.py"]
-DELIVERY_CHECKS = ["selfcheck/test_batch_intake.py", "selfcheck/test_release.py"]
+DELIVERY_CHECKS = ["selfcheck/test_release.py"]
 # (name, title, pytest arguments, lane): ``python -m selfcheck --step NAME`` runs one step alone.
+# (The graded suites on the reference against its snapshot are run by the release's check,
+# test_reference_copied_in_passes_every_suite, in the student release itself: not again here.)
 STEPS = [
-    ("suites", "graded suites on the reference, against its snapshot",
-     ["tests", "--target", "reference", "--reference", "snapshot"], 0),
     ("checks", "self-checks of the suites", ["selfcheck", *(f"--ignore={path}" for path in GRADER_CHECKS + DELIVERY_CHECKS)], 0),
     ("notebooks", "notebooks (nbval, strict)", ["-p", "nbval", "--nbval", "--nbval-current-env", "notebooks"], 0),
     ("grader", "self-checks of the grader: attacks, reports, budgets, autograders", GRADER_CHECKS, 1),
-    ("delivery", "self-checks of batches and the student release", DELIVERY_CHECKS, 1),
+    ("delivery", "self-checks of the student release", DELIVERY_CHECKS, 1),
 ]
 USAGE = f"""usage: python -m selfcheck [--list] [--step NAME ...] [PYTEST OPTIONS]
 
