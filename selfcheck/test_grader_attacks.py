@@ -63,7 +63,11 @@ GRADER_PEAK_LIMIT_MB = 2048
 # The process name background_process gives its daemon: unique per run (it reads daemon_token.py),
 # so a self-check running at the same time elsewhere cannot be mistaken for a survivor of this one.
 DAEMON_NAME = f"mlpd-{secrets.token_hex(5)}"
-LIMITS = ["--call-timeout", "4", "--budget", "10", "--memory-mb", "1024"]
+# Short: a submission that hangs on every call costs its budget per task, twice (MLP and GLU). An honest one
+# needs under 2 s of calls per task on a quiet machine (with --budget 1 it lost points, with 2 it did not);
+# in CI it shares the cores with the other lane and the batch's other jobs, a few times slower.
+CALL_TIMEOUT, BUDGET = 4, 10
+LIMITS = ["--call-timeout", str(CALL_TIMEOUT), "--budget", str(BUDGET), "--memory-mb", "1024"]
 # The batches grade the MLP and GLU tasks only: every attack is in mlp_block.py. That the reference
 # gets full marks on every task in the sandbox is checked where the autograders are
 # (test_grader_reports.py, test_classroom50.py).
@@ -376,12 +380,12 @@ def test_hangs_and_crashes_stay_within_limits(request, batch):
     result = request.getfixturevalue(batch)
     if batch == "unsandboxed" and MUST_REFUSE_UNSANDBOXED:
         return  # nothing ran: test_process_attack_scores_zero_without_sandbox checks the refusal
-    limit = overall_timeout(Limits(call_timeout=4, budget=10), tasks=2)
+    limit = overall_timeout(Limits(call_timeout=CALL_TIMEOUT, budget=BUDGET), tasks=2)
     slow = {r["submission"]: r["seconds"] for r in result["rows"] if float(r["seconds"]) > limit}
     assert not slow, f"over the per-submission limit of {limit:.0f} s: {slow}"
     assert result["seconds"] < BATCH_WALL_LIMIT
     # The budgets, not the number of calls, bound a submission that hangs on every call.
-    assert float(result["by_name"]["infinite_loop_ignoring_sigterm"]["seconds"]) < 2 * 10 + 4 * 4 + 30
+    assert float(result["by_name"]["infinite_loop_ignoring_sigterm"]["seconds"]) < 2 * BUDGET + 4 * CALL_TIMEOUT + 30
 
 
 @pytest.mark.parametrize("batch", ["sandboxed", "unsandboxed"])
