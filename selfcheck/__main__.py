@@ -31,7 +31,7 @@ from grader.paths import REPO
 # time (``python -m selfcheck --durations=100``; benchmarks/README.md): move a file between the two
 # lists below when one lane ends minutes after the other.
 GRADER_CHECKS = ["selfcheck/test_grader_attacks.py", "selfcheck/test_grader_reports.py", "selfcheck/test_classroom50.py",
-                 "selfcheck/test_platform_check.py"]
+                 "selfcheck/test_submission_budget.py"]
 DELIVERY_CHECKS = ["selfcheck/test_release.py"]
 # (name, title, pytest arguments, lane): ``python -m selfcheck --step NAME`` runs one step alone.
 # (The graded suites on the reference against its snapshot are run by the release's check,
@@ -39,7 +39,7 @@ DELIVERY_CHECKS = ["selfcheck/test_release.py"]
 STEPS = [
     ("checks", "self-checks of the suites", ["selfcheck", *(f"--ignore={path}" for path in GRADER_CHECKS + DELIVERY_CHECKS)], 0),
     ("notebooks", "notebooks (nbval, strict)", ["-p", "nbval", "--nbval", "--nbval-current-env", "notebooks"], 0),
-    ("grader", "self-checks of the grader: attacks, reports, autograders, platform checks", GRADER_CHECKS, 1),
+    ("grader", "self-checks of the grader: attacks, reports, budgets, autograders", GRADER_CHECKS, 1),
     ("delivery", "self-checks of the student release", DELIVERY_CHECKS, 1),
 ]
 # One torch thread per process: the two lanes, and the processes each starts side by side, already keep
