@@ -15,10 +15,11 @@ from grader.probes.core import CodeUnderTestError, missing, to_cpu, run_stage, p
 
 def seed_block_run(seed: int, device: str) -> None:
     """``torch.manual_seed(seed)`` for the generators a block on ``device`` draws from (its constructor's
-    and its dropout's): the CPU's, and every CUDA device's where it runs there. The same state as ``torch.manual_seed``,
-    without its visit to every other backend (CUDA's, XPU's, MTIA's), which, where that backend has not
-    started, formats the caller's whole stack to keep with a deferred call: in the self-checks' graded
-    runs, 12 of the trusted sessions' 154 CPU seconds (a profile of ``python -m selfcheck --step checks``)."""
+    and its dropout's): the CPU's, and every CUDA device's where it runs there. The same state as
+    ``torch.manual_seed``, without its visit to the backends the block does not run on (CUDA's on the CPU,
+    XPU's, MTIA's), which, where that backend has not started, formats the caller's whole stack to keep
+    with a deferred call: in the self-checks' graded runs, 12 of the trusted sessions' 154 CPU seconds (a
+    profile of ``python -m selfcheck --step checks``)."""
     torch.random.default_generator.manual_seed(seed)
     if torch.device(device).type == "cuda":
         torch.cuda.manual_seed_all(seed)
