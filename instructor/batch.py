@@ -82,10 +82,12 @@ def _clock(seconds: float) -> str:
 
 
 def make_runner():
-    """Warm forks where the platform has a fork server; fresh processes elsewhere."""
+    """Warm forks where the platform has a fork server and there is no GPU; fresh processes elsewhere."""
     import multiprocessing
 
-    if "forkserver" in multiprocessing.get_all_start_methods():
+    from grader.probes.child import forks_can_start_warm
+
+    if "forkserver" in multiprocessing.get_all_start_methods() and forks_can_start_warm():
         from instructor.warm import ForkServerRunner
 
         return ForkServerRunner()

@@ -58,6 +58,7 @@ from typing import Callable, Hashable, Iterator, Sequence, TypeVar
 
 from grader.cli import INSTRUCTOR_COMMANDS
 from grader.paths import KERNEL_MAPS_ENV, REFERENCE, REPO, reference_file
+from grader.probes.child import forks_can_start_warm
 from grader.sandbox.zygote import ZYGOTE_ENV, Zygote
 
 VARIANTS = Path(__file__).resolve().parent / "variants"
@@ -134,8 +135,10 @@ def run_suite(suite: str | tuple[str, ...], target: str, *extra: str, timeout: f
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         if threads:
             env.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
-        env[ZYGOTE_ENV] = zygote_address()  # the run's unsandboxed children start warm
-        if preloaded and hasattr(os, "fork"):
+        warm = hasattr(os, "fork") and forks_can_start_warm()
+        if warm:
+            env[ZYGOTE_ENV] = zygote_address()  # the run's unsandboxed children start warm
+        if preloaded and warm:
             log = Path(tmp) / "output.txt"
             code, timed_out = start_preloaded()(argv, env, log, timeout)
             if timed_out:

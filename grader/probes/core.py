@@ -100,6 +100,12 @@ def run_stage(stage: str, fn: Callable, *args, **kwargs):
         raise CodeUnderTestError(stage, exc) from exc
 
 
+def kernel_device() -> str:
+    """Where a probe places the tensors it hands Triton kernels: the GPU where there is one (compiled
+    kernels take no CPU tensor), else the CPU, for Triton's interpreter."""
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
 def to_cpu(t: object) -> object:
     """A tensor as evidence: on the CPU, and contiguous, since the grader refuses views whose elements
     share storage (``grader/evidence.py``); a forward that returns ``.expand(...)`` is then judged on

@@ -6,7 +6,7 @@ from types import ModuleType
 
 import torch
 
-from grader.probes.core import CodeUnderTestError, missing, to_cpu, run_stage, probe
+from grader.probes.core import CodeUnderTestError, kernel_device, missing, to_cpu, run_stage, probe
 from grader.probes.swiglu import describe_result, NaNForFreshMemory, place_in_layout
 from grader.probes.triton_watch import (LaunchGrid, TritonWatch, check_triton_ready, exercise_function,
                                         watched_stage)
@@ -24,7 +24,7 @@ def gated_projection_run(module: ModuleType, x: torch.Tensor, gate_weight: torch
                          gate_bias: torch.Tensor | None = None, value_bias: torch.Tensor | None = None,
                          activation: str = "silu", layout: str = "contiguous", weight_layout: str = "contiguous",
                          combined: bool = False, kernel_alone: bool = False, grid: tuple | None = None,
-                         device: str = "cpu") -> dict:
+                         device: str | None = None) -> dict:
     """gated_projection(x, ...) on ``x`` built here in ``layout`` and the weights in ``weight_layout``
     (the biases contiguous: the kernel takes no stride for them); with ``combined``,
     gated_projection_combined(x, cat(weights), cat(biases)) instead, the combined weight in
@@ -32,7 +32,9 @@ def gated_projection_run(module: ModuleType, x: torch.Tensor, gate_weight: torch
     and an output allocated here: what the kernel's tests judge, whatever gated_projection does.
     ``copied``: the weight and bias arguments of the last launch whose tensor is not in the memory of the
     tensor the call was given (a copy the kernel reads instead of the caller's). ``grid``: the kernel is
-    launched on this grid, whatever the launch code picks; ``grid`` in the evidence: the last launch's."""
+    launched on this grid, whatever the launch code picks; ``grid`` in the evidence: the last launch's.
+    ``device``: where the tensors are placed; by default where Triton runs kernels here."""
+    device = device or kernel_device()
     name = "gated_projection_combined" if combined else "_launch_gated_kernel" if kernel_alone else "gated_projection"
     check_triton_ready(name)
     fn = exercise_function(module, name)
@@ -77,10 +79,11 @@ def _kernel_alone(launch):
 @probe
 def gated_module_run(module: ModuleType, hidden: int, intermediate: int, activation: str, weights: dict,
                      x: torch.Tensor, grad_out: torch.Tensor, dropout: float = 0.0, train: bool = False,
-                     run: bool = True, device: str = "cpu") -> dict:
+                     run: bool = True, device: str | None = None) -> dict:
     """FusedGatedMLP built, given ``weights`` (GLU's names) and run forward (and backward with
     ``grad_out``): its layer names, output, and the gradients of x and of every parameter. Without
-    ``run``: built only, its layer names."""
+    ``run``: built only, its layer names. ``device``: as for gated_projection_run."""
+    device = device or kernel_device()
     cls = getattr(module, "FusedGatedMLP", None)
     if cls is None:
         raise CodeUnderTestError("FusedGatedMLP", missing(module, "class", "FusedGatedMLP"))
