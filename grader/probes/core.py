@@ -78,10 +78,44 @@ def _student_frame(exc: BaseException) -> str:
     return where
 
 
+TRITON, TRITON_RUNTIME = f"{os.sep}triton{os.sep}", f"{os.sep}triton{os.sep}runtime{os.sep}"
+COMPILER_RULES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "triton_compiler_rules.py")
+
+
+def _compiler_refusal(exc: BaseException) -> BaseException | None:
+    """The error that says why Triton's compiler refuses what raised ``exc``, on the interpreter as on a
+    GPU; None if it does not. A GPU raises CompilationError for every error of Triton's language (its checks
+    run as the kernel is compiled); the interpreter raises InterpreterError (one per jit function on the
+    way) from the same error (they run as the kernel runs: raised in Triton, outside its runtime), or from
+    a rule of the compiler's that it lacks (``triton_compiler_rules``). One kind and one reason on both, so
+    a verdict's cause is the same wherever the kernel ran."""
+    if any(cls.__name__ == "CompilationError" for cls in type(exc).__mro__):
+        return exc
+    if type(exc).__name__ != "InterpreterError" or exc.__cause__ is None:
+        return None
+    while type(exc).__name__ == "InterpreterError" and exc.__cause__ is not None:
+        exc = exc.__cause__
+    frames = traceback.extract_tb(exc.__traceback__)
+    raised_in = os.path.abspath(frames[-1].filename) if frames else ""
+    return exc if (TRITON in raised_in and TRITON_RUNTIME not in raised_in) or raised_in == COMPILER_RULES else None
+
+
+def _reason(exc: BaseException) -> str:
+    """The refusal's own words. A CompilationError's text is the kernel's source up to the failing line,
+    then the reason: the reason first, or the line's cut would leave only source."""
+    reason = getattr(exc, "error_message", None)
+    if isinstance(reason, str) and reason and any(cls.__name__ == "CompilationError" for cls in type(exc).__mro__):
+        line = getattr(getattr(exc, "node", None), "lineno", None)
+        return f"{reason} (line {line} of the kernel's source)" if line else reason
+    return str(exc)
+
+
 def describe_exception(stage: str, exc: BaseException) -> dict:
+    refusal = _compiler_refusal(exc)
+    kind, text = ("CompilationError", _reason(refusal)) if refusal is not None else (type(exc).__name__, str(exc))
     # One line: multi-line messages (load_state_dict lists every mismatch) are folded, then cut.
-    message = " ".join(str(exc).split())
-    return error_evidence(stage, type(exc).__name__, shorten(message, 400), _student_frame(exc),
+    message = " ".join(text.split())
+    return error_evidence(stage, kind, shorten(message, 400), _student_frame(exc),
                           not_implemented=isinstance(exc, NotImplementedError), empty_file=isinstance(exc, EmptyFile))
 
 

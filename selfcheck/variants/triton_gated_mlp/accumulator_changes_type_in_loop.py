@@ -3,7 +3,7 @@
 # On a GPU the kernel does not compile for float64 x ("Loop-carried variable gate has initial type fp32
 # but is re-assigned to fp64 in loop"); the suite refuses it as the compiler does. float32 x is unaffected.
 EXPECT_FAILURES = {
-    'test_forward_float64': {'cause': 'InterpreterError in _launch_gated_kernel', 'says': 'Loop-carried variable'},
+    'test_forward_float64': {'cause': 'CompilationError in _launch_gated_kernel', 'says': 'Loop-carried variable'},
 }
 
 EDITS = [

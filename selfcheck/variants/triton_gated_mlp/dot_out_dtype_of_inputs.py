@@ -1,7 +1,7 @@
 """Wrong: each K step's tl.dot is asked for a product in the inputs' dtype (out_dtype=x.dtype), which Triton refuses for 16-bit tiles."""
 
 EXPECT_FAILURES = {
-    'test_forward_16bit[bfloat16]': {'cause': 'InterpreterError in _launch_gated_kernel', 'says': 'out_dtype is the dtype it accumulates in'},
+    'test_forward_16bit[bfloat16]': {'cause': 'CompilationError in _launch_gated_kernel', 'says': 'out_dtype is the dtype it accumulates in'},
 }
 
 EDITS = [

@@ -5,7 +5,7 @@
 # suite under the interpreter (which would promote them and come out right to float32 precision only).
 # The block tests then judge the block in float32: only the kernel's float64 test is charged (ONLY_NAMED).
 EXPECT_FAILURES = {
-    'test_forward_float64': {'cause': 'InterpreterError in _launch_gated_kernel', 'says': 'Loop-carried variable gate has initial type'},
+    'test_forward_float64': {'cause': 'CompilationError in _launch_gated_kernel', 'says': 'Loop-carried variable gate has initial type'},
 }
 
 EDITS = [
