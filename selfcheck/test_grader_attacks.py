@@ -507,12 +507,32 @@ def test_incomplete_or_malformed_results_are_an_error():
     assert (good.score, good.max_score, good.sandboxed) == (1, 2, True)
 
 
+# A hang in every constructor call that ignores SIGTERM and SIGINT, as infinite_loop_ignoring_sigterm does,
+# asleep rather than spinning.
+SLEEPS_IGNORING_SIGTERM = """import signal, time
+from torch import nn
+
+
+class MLP(nn.Module):
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        while True:
+            time.sleep(1)
+
+
+GLU = MLP
+"""
+
+
 def test_interrupted_batch_stops_soon_and_resume_retries_errors(tmp_path):
     if not bwrap_expected():
         pytest.skip("bubblewrap is not installed here (a batch requires its sandbox)")
     batch = tmp_path / "batch"
-    for name in ("a_hang", "b_hang"):
-        place(ATTACKS_DIR / "infinite_loop_ignoring_sigterm", batch / name)
+    for name in ("a_hang", "b_hang"):  # hangs that sleep: a spinning one would take two cores from the other lane
+        (batch / name).mkdir(parents=True)
+        (batch / name / "mlp_block.py").write_text(SLEEPS_IGNORING_SIGTERM)
     (batch / "c_correct").mkdir()
     shutil.copy(VARIANTS / "mlp_block" / "correct_textbook.py", batch / "c_correct" / "mlp_block.py")
     grades = tmp_path / "grades.csv"
