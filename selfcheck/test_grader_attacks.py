@@ -140,16 +140,21 @@ def build_batch(folder: Path, attacks: list[str], loopback_port: int = 0, honest
     (folder / "partial" / "mlp_block.py").write_text(partial)
 
 
-def daemons() -> list[int]:
+def processes_named(name: str) -> list[int]:
+    """The pids of the processes called ``name`` (the name a process gives itself, /proc/PID/comm)."""
     found = []
-    for entry in os.listdir("/proc"):
+    for entry in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{entry}/comm") as f:
-                if f.read().strip() == DAEMON_NAME:
+                if f.read().strip() == name:
                     found.append(int(entry))
-        except (OSError, ValueError):
+        except OSError:
             continue
     return found
+
+
+def daemons() -> list[int]:
+    return processes_named(DAEMON_NAME)
 
 
 def grader(*args: str, cwd: Path, env: dict | None = None, timeout: float = BATCH_WALL_LIMIT):
@@ -508,8 +513,9 @@ def test_incomplete_or_malformed_results_are_an_error():
 
 
 # A hang in every constructor call that ignores SIGTERM and SIGINT, as infinite_loop_ignoring_sigterm does,
-# asleep rather than spinning.
-SLEEPS_IGNORING_SIGTERM = """import signal, time
+# asleep rather than spinning; hanging, it takes a process name the self-check can see.
+HANG_NAME = f"mlph-{secrets.token_hex(5)}"
+SLEEPS_IGNORING_SIGTERM = f"""import ctypes, signal, time
 from torch import nn
 
 
@@ -518,12 +524,14 @@ class MLP(nn.Module):
         super().__init__()
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        ctypes.CDLL(None).prctl(15, ctypes.c_char_p(b"{HANG_NAME}"), 0, 0, 0)  # PR_SET_NAME
         while True:
             time.sleep(1)
 
 
 GLU = MLP
 """
+
 
 
 def test_interrupted_batch_stops_soon_and_resume_retries_errors(tmp_path):
@@ -544,7 +552,12 @@ def test_interrupted_batch_stops_soon_and_resume_retries_errors(tmp_path):
                             # (`nohup ... &`) hands its children SIGINT ignored, and then Python
                             # never turns it into KeyboardInterrupt.
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(12)  # both hanging submissions are running now
+    waited_until = time.monotonic() + 60
+    while len(processes_named(HANG_NAME)) < 2 and time.monotonic() < waited_until and proc.poll() is None:
+        time.sleep(0.2)
+    if len(processes_named(HANG_NAME)) != 2:
+        proc.kill()  # not left grading
+        pytest.fail(f"the two hanging submissions did not both hang within 60 s: {proc.communicate()[1][-2000:]}")
     proc.send_signal(signal.SIGINT)
     started = time.monotonic()
     try:
