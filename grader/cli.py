@@ -174,8 +174,17 @@ def check_submission(path: Path) -> None:
                             " exercises/mlp_block.py (a whole checkout)")
 
 
+def hide_gpus_from_grading() -> None:
+    """Grade on the CPU, in Triton's interpreter, wherever the grader runs: a grade must not depend on the
+    machine. On a GPU a kernel's read past a tensor's end returns whatever memory is there and goes unseen
+    (measured on an H200: a gated kernel without its M mask passed every gated test), where the interpreter
+    sees every access. Before torch is asked about CUDA; every process the grader starts inherits it."""
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""
+
+
 def run_command(parser: Parser, run, argv: list[str] | None) -> int:
     """Parse, run, and turn a GraderFailure into its one line and exit 3 (both commands do this)."""
+    hide_gpus_from_grading()
     args = parser.parse_args(argv)
     try:
         return run(args)

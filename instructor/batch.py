@@ -85,7 +85,7 @@ def make_runner():
     """Warm forks where the platform has a fork server and there is no GPU; fresh processes elsewhere."""
     import multiprocessing
 
-    from grader.probes.child import forks_can_start_warm
+    from grader.sandbox.zygote import forks_can_start_warm
 
     if "forkserver" in multiprocessing.get_all_start_methods() and forks_can_start_warm():
         from instructor.warm import ForkServerRunner

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader import report
-from grader.cli import EXIT_GRADER_ERROR
+from grader.cli import EXIT_GRADER_ERROR, hide_gpus_from_grading
 from grader.grading import TASK_TITLES, GraderFailure, check_child_can_start, grade
 from grader.paths import reference_file
 from grader.probes.safe_text import markdown_cell, printable
@@ -323,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--platform", choices=sorted(RESULTS_WRITERS), default="gradescope",
                         help="whose results.json to write (default: gradescope)")
     args = parser.parse_args(argv)
+    hide_gpus_from_grading()
     return results_main(args.platform, args.results, parse_tasks(args.tasks) or list(TASK_TITLES))
 
 

@@ -58,8 +58,7 @@ from typing import Callable, Hashable, Iterator, Sequence, TypeVar
 
 from grader.cli import INSTRUCTOR_COMMANDS
 from grader.paths import KERNEL_MAPS_ENV, REFERENCE, REPO, reference_file
-from grader.probes.child import forks_can_start_warm
-from grader.sandbox.zygote import ZYGOTE_ENV, Zygote
+from grader.sandbox.zygote import ZYGOTE_ENV, Zygote, forks_can_start_warm
 
 VARIANTS = Path(__file__).resolve().parent / "variants"
 INSTRUCTOR_FLAGS = {*INSTRUCTOR_COMMANDS, "--csv", "--resume", "--only"}  # the commands, as the grader's CLI lists them
@@ -128,7 +127,7 @@ def run_suite(suite: str | tuple[str, ...], target: str, *extra: str, timeout: f
         # No cache: runs side by side would write the same .pytest_cache files at once.
         argv = [*selection, "--target", target, "-q", "-p", "no:cacheprovider", f"--junitxml={report}",
                 *recorded(Path(tmp)), *extra]
-        env = {k: v for k, v in os.environ.items() if k != "EXERCISE_TARGET"}
+        env = {k: v for k, v in os.environ.items() if k not in ("EXERCISE_TARGET", ZYGOTE_ENV)}
         env[KERNEL_MAPS_ENV] = "1" if pictures else "0"
         # As the grader's sessions run (grader/grading.py): no third-party plugin (nbval, anyio's), so none
         # of them is imported and registered again in each of the runs.

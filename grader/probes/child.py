@@ -110,16 +110,6 @@ def load_probes():
     return probes
 
 
-def forks_can_start_warm() -> bool:
-    """Whether children may be forked from a warm process (the batch's fork server, the children's
-    zygote) rather than started fresh: not where there is a CUDA GPU. A fork of a process that has
-    touched CUDA fails its first CUDA call ("initialization error"), and importing torch, Triton, an
-    exercise file and the probes touches it, in ways that change between their versions."""
-    import torch
-
-    return not torch.cuda.is_available()
-
-
 def warm_up_torch() -> None:
     """What torch does once per process on first use, done before a fork, not once per fork: autograd's
     first backward pass (about 0.2 s, and more where it first imports sympy), and the cost suite's first

@@ -6,6 +6,7 @@ Loading a file and running a probe on it (``running``) sit a layer above this an
 from __future__ import annotations
 
 import os
+import sys
 import traceback
 from types import ModuleType
 from typing import Callable
@@ -78,35 +79,58 @@ def _student_frame(exc: BaseException) -> str:
     return where
 
 
-TRITON, TRITON_RUNTIME = f"{os.sep}triton{os.sep}", f"{os.sep}triton{os.sep}runtime{os.sep}"
 COMPILER_RULES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "triton_compiler_rules.py")
+
+
+def _is_compilation_error(exc: BaseException) -> bool:
+    return any(cls.__name__ == "CompilationError" for cls in type(exc).__mro__)
+
+
+def _causes(exc: BaseException):
+    """``exc``, then its cause, its cause's cause...: each once (a cycle ends it)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        exc = exc.__cause__
+
+
+def _raised_in_triton_language(exc: BaseException) -> bool:
+    """Raised by Triton's own code outside its runtime (the language's checks), or by
+    ``triton_compiler_rules``: what the compiler checks as it compiles."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return False
+    raised_in = os.path.abspath(frames[-1].filename)
+    triton = sys.modules.get("triton")
+    package = os.path.dirname(os.path.abspath(triton.__file__)) + os.sep if getattr(triton, "__file__", None) else None
+    return raised_in == COMPILER_RULES or (package is not None and raised_in.startswith(package)
+                                          and not raised_in.startswith(os.path.join(package, "runtime") + os.sep))
 
 
 def _compiler_refusal(exc: BaseException) -> BaseException | None:
     """The error that says why Triton's compiler refuses what raised ``exc``, on the interpreter as on a
     GPU; None if it does not. A GPU raises CompilationError for every error of Triton's language (its checks
-    run as the kernel is compiled); the interpreter raises InterpreterError (one per jit function on the
-    way) from the same error (they run as the kernel runs: raised in Triton, outside its runtime), or from
-    a rule of the compiler's that it lacks (``triton_compiler_rules``). One kind and one reason on both, so
-    a verdict's cause is the same wherever the kernel ran."""
-    if any(cls.__name__ == "CompilationError" for cls in type(exc).__mro__):
-        return exc
-    if type(exc).__name__ != "InterpreterError" or exc.__cause__ is None:
+    run as the kernel is compiled; one CompilationError per jit function on the way, the reason on the
+    innermost); the interpreter raises InterpreterError (one per jit function) from the same error (they
+    run as the kernel runs), or from a rule of the compiler's that it lacks (``triton_compiler_rules``).
+    One kind and one reason on both, so a verdict's cause is the same wherever the kernel ran."""
+    if _is_compilation_error(exc):
+        with_reason = [e for e in _causes(exc) if _is_compilation_error(e) and getattr(e, "error_message", None)]
+        return with_reason[-1] if with_reason else exc
+    if type(exc).__name__ != "InterpreterError":
         return None
-    while type(exc).__name__ == "InterpreterError" and exc.__cause__ is not None:
-        exc = exc.__cause__
-    frames = traceback.extract_tb(exc.__traceback__)
-    raised_in = os.path.abspath(frames[-1].filename) if frames else ""
-    return exc if (TRITON in raised_in and TRITON_RUNTIME not in raised_in) or raised_in == COMPILER_RULES else None
+    innermost = list(_causes(exc))[-1]
+    return innermost if innermost is not exc and _raised_in_triton_language(innermost) else None
 
 
 def _reason(exc: BaseException) -> str:
     """The refusal's own words. A CompilationError's text is the kernel's source up to the failing line,
     then the reason: the reason first, or the line's cut would leave only source."""
     reason = getattr(exc, "error_message", None)
-    if isinstance(reason, str) and reason and any(cls.__name__ == "CompilationError" for cls in type(exc).__mro__):
+    if isinstance(reason, str) and reason and _is_compilation_error(exc):
         line = getattr(getattr(exc, "node", None), "lineno", None)
-        return f"{reason} (line {line} of the kernel's source)" if line else reason
+        return f"{reason} (line {line} of the kernel, counted from its def)" if line else reason
     return str(exc)
 
 

@@ -141,5 +141,7 @@ def bwrap_command(bwrap: str, runtime: Path, inner_cwd: str, *, userns: bool, gp
 
 
 def gpu_present() -> bool:
-    return bool(glob.glob("/dev/nvidia[0-9]*"))
+    """An NVIDIA GPU this process may use: its device files, unless CUDA_VISIBLE_DEVICES hides them all
+    (as the grader does, ``hide_gpus_from_grading``)."""
+    return os.environ.get("CUDA_VISIBLE_DEVICES") != "" and bool(glob.glob("/dev/nvidia[0-9]*"))
 

@@ -30,7 +30,17 @@ import tempfile
 import time
 from pathlib import Path
 
+from grader.sandbox.mounts import gpu_present
+
 ZYGOTE_ENV = "GRADER_CHILD_ZYGOTE"  # the zygote's socket path; unset: every child is a fresh process
+
+
+def forks_can_start_warm() -> bool:
+    """Whether children may be forked from a warm process (the batch's fork server, this zygote) rather
+    than started fresh: not where there is a GPU to use. A fork of a process that has touched CUDA fails its
+    first CUDA call ("initialization error"), and importing torch, Triton, an exercise file and the probes
+    touches it, in ways that change between their versions (seen on an H200: every forked child failed)."""
+    return not gpu_present()
 _MAX_REQUEST = 1 << 20
 
 
