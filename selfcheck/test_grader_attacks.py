@@ -441,6 +441,21 @@ def test_same_files_same_grade(tmp_path):
     assert grades[0] == grades[1], grades
 
 
+def test_grading_hides_every_gpu(tmp_path):
+    """The grader grades on the CPU wherever it runs (``hide_gpus_from_grading``): the code it grades sees
+    no GPU even where the grader's caller named one. A correct file that checks this scores full marks."""
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    checks = ('import os\nassert os.environ.get("CUDA_VISIBLE_DEVICES") == "", '
+              '"the grader left a GPU visible"\n')
+    (folder / "mlp_block.py").write_text(checks + (VARIANTS / "mlp_block" / "correct_textbook.py").read_text())
+    proc, _ = grader(str(folder), "--tasks", "mlp", "--json", str(tmp_path / "grade.json"), *LIMITS, cwd=tmp_path,
+                     env={"CUDA_VISIBLE_DEVICES": "0"})
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads((tmp_path / "grade.json").read_text())
+    assert data["score"] == data["max_score"] > 0, [t["message"] for t in data["tests"] if t["status"] != "passed"][:3]
+
+
 def fake_bwrap(tmp_path: Path) -> dict:
     """A PATH on which bubblewrap is installed but cannot start (as where user namespaces are off)."""
     bin_dir = tmp_path / "bin"
