@@ -13,10 +13,11 @@ set -uo pipefail
 out=${1:?usage: benchmarks/on_gpu.sh OUTDIR [SECONDS_FOR_THE_POOLS]}
 pool_seconds=${2:-240}
 mkdir -p "$out"
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 python=${PYTHON:-python3}
-tested=(env ${TRITON_SITE:+PYTHONPATH="$TRITON_SITE"})
+tested=(env)
+if [ -n "${TRITON_SITE:-}" ]; then tested+=("PYTHONPATH=$TRITON_SITE"); fi
 
 { nvidia-smi -L; "${tested[@]}" "$python" -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__, torch.cuda.get_device_name())"; } 2>&1 | tee "$out/device.txt"
 
