@@ -548,6 +548,15 @@ GLU = MLP
 """
 
 
+def stopped_stderr(proc: subprocess.Popen) -> str:
+    """What a batch that failed its check wrote to stderr, once it is killed (a grandchild still holding
+    the pipe does not hold this up)."""
+    proc.kill()
+    try:
+        return proc.communicate(timeout=10)[1][-2000:]
+    except subprocess.TimeoutExpired:
+        return "(its stderr was still held open 10 s after it was killed)"
+
 
 def test_interrupted_batch_stops_soon_and_resume_retries_errors(tmp_path):
     if not bwrap_expected():
@@ -572,13 +581,13 @@ def test_interrupted_batch_stops_soon_and_resume_retries_errors(tmp_path):
         time.sleep(0.2)
     try:
         if len(processes_named(HANG_NAME)) < 2:
-            pytest.fail("the two hanging submissions did not both hang within 60 s")
+            pytest.fail(f"the two hanging submissions did not both hang within 60 s: {stopped_stderr(proc)}")
         proc.send_signal(signal.SIGINT)
         started = time.monotonic()
         try:
             _, stderr = proc.communicate(timeout=30)
         except subprocess.TimeoutExpired:
-            pytest.fail("the batch did not stop within 30 s of Ctrl-C")
+            pytest.fail(f"the batch did not stop within 30 s of Ctrl-C: {stopped_stderr(proc)}")
         assert time.monotonic() - started < 10, stderr
         gone_by = time.monotonic() + 10
         while processes_named(HANG_NAME) and time.monotonic() < gone_by:

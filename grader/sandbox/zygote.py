@@ -33,6 +33,7 @@ from pathlib import Path
 from grader.sandbox.mounts import gpu_present
 
 ZYGOTE_ENV = "GRADER_CHILD_ZYGOTE"  # the zygote's socket path; unset: every child is a fresh process
+_MAX_REQUEST = 1 << 20
 
 
 def forks_can_start_warm() -> bool:
@@ -41,7 +42,6 @@ def forks_can_start_warm() -> bool:
     first CUDA call ("initialization error"), and importing torch, Triton, an exercise file and the probes
     touches it, in ways that change between their versions (seen on an H200: every forked child failed)."""
     return not gpu_present()
-_MAX_REQUEST = 1 << 20
 
 
 # ------------------------------------------------------------------------------------------- server
