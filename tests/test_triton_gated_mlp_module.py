@@ -18,10 +18,11 @@ import torch.nn.functional as F  # noqa: E402
 
 from grader.judge.kernel_target import rests_on  # noqa: E402
 from grader.judge.checks import describe_mismatch, fail  # noqa: E402
-from grader.judge.gated_launch import expect_launch_uses_kernel, stand_in_coefficients, stand_in_words  # noqa: E402
+from grader.judge.gated_launch import expect_launch_uses_kernel, stand_in_words  # noqa: E402
 from grader.judge.gated_support import (EXERCISE, kernel_verdict, INTERMEDIATE, KERNEL,  # noqa: E402
                                  torch_activation, WHOLE_K_HIDDEN)
 from grader.judge.seam import error_fields, format_error  # noqa: E402
+from grader.judge.stand_in_log import GATED, launches_on, served_values, shown  # noqa: E402
 
 pytestmark = pytest.mark.gated
 
@@ -115,16 +116,24 @@ def test_block_matches_glu(target, kernels, gen, activation):
         fail(f"FusedGatedMLP(activation={activation!r}).forward (TODO 5) is not Wo(gated_projection(x, Wg, Wv))"
              f" with GLU's weights: the gate's and the value's layers, then Wo, then dropout [{detail}]")
     # Does the block's projection come from the kernel? The same call with the kernel replaced by a stand-in:
-    # the block must follow what its own gated_projection gives then.
-    coefficients = stand_in_coefficients(gen)
-    swapped = module_evidence(target, weights, x, grad_out, activation, stand_ins=coefficients, train=False)["out"]
-    projected = own_projection(target, weights, x, activation, stand_ins=coefficients)
-    want = F.linear(projected.to(dtype), weights["Wo.weight"], weights["Wo.bias"]).reshape(x.shape)
+    # the block's output must be Wo of what a launch on its own x and weights was served (the weights in
+    # either order: a launch that swaps them is test_kernel_does_the_work's to charge).
+    swapped = module_evidence(target, weights, x, grad_out, activation, stand_ins=True, train=False)
+    flat = x.reshape(-1, x.shape[-1])
+    launches = [launch for gate_from, value_from in (("Wg", "Wv"), ("Wv", "Wg"))
+                for launch in launches_on(swapped, GATED, x=flat, gate_weight=weights[f"{gate_from}.weight"],
+                                          value_weight=weights[f"{value_from}.weight"])]
     tol = tolerance(dtype, 1e-9)
-    if swapped.shape != want.shape or not torch.allclose(swapped, want, rtol=tol, atol=tol * want.abs().max().item()):
-        fail(f"FusedGatedMLP(activation={activation!r}).forward does not get its projection from {KERNEL}:"
-             f" {stand_in_words(coefficients)}, its output did not follow. The projection must go through"
-             f" GatedProjectionFunction, one launch of {KERNEL} (TODO 5)")
+    for launch in launches:
+        want = F.linear(served_values(launch)["out"].to(dtype), weights["Wo.weight"],
+                        weights["Wo.bias"]).reshape(x.shape)
+        if swapped["out"].shape == want.shape and torch.allclose(swapped["out"], want, rtol=tol,
+                                                                 atol=tol * want.abs().max().item()):
+            return
+    fail(f"FusedGatedMLP(activation={activation!r}).forward does not get its projection from {KERNEL}:"
+         f" {stand_in_words(shown(swapped, GATED))}, its output was not Wo of what a"
+         f" launch on its x and weights was served. The projection must go through GatedProjectionFunction, one"
+         f" launch of {KERNEL} (TODO 5)")
 
 
 @pytest.mark.points(2)

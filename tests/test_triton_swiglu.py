@@ -24,13 +24,14 @@ from grader.probes import stand_in_backward, stand_in_forward  # noqa: E402
 from grader.judge.checks import describe_mismatch, expect_shape, fail  # noqa: E402
 from grader.judge.kernel_target import rests_on  # noqa: E402
 from grader.judge.seam import error_fields, format_error  # noqa: E402
+from grader.judge.stand_in_log import BACKWARD, FORWARD, served_on, shown  # noqa: E402
 from grader.judge.swiglu_diagnosis import (bounds_mode, check_backward, check_dtype, check_forward,  # noqa: E402
                                     expect_kernel_computes,
                                     expect_told_on_more_elements, kernel_verdict, KERNEL_INPUTS,
                                     LONG_ROWS, memory_map, same_as_kernel)
 from grader.judge.swiglu_support import (draw, EMPTY_SHAPES, EXERCISE, expect_kernels_launched, expect_stand_in_followed,  # noqa: E402
                                   follows, FUNCTION, GATE_SCALE, HALF_SHAPE, KERNEL, kernel_where, LAYOUT_SHAPES,
-                                  run_kernels, SHAPES, stand_in_coefficients, unwritten_hint)
+                                  run_kernels, SHAPES, unwritten_hint)
 
 pytestmark = pytest.mark.swiglu
 
@@ -165,13 +166,17 @@ def test_kernels_launched(target, kernels, gen, op, case, device):
                      "each result has the inputs' shape")
         check_dtype(target, op, evidence[name], dtype, name)
     # Does the result come from the kernel? Run it again with the kernel replaced by a stand-in.
-    coefficients = stand_in_coefficients(gen)
     gen.set_state(drawn)
     swapped, gate, value, grad_out = run_kernels(target, gen, op, shape, dtype, layout, grad_out_layout, device,
-                                                 stand_ins=coefficients, bounds=bounds)
-    want = ((stand_in_forward(gate, value, coefficients["forward"]),) if op == "forward"
-            else stand_in_backward(grad_out, gate, value, coefficients["backward"]))
-    followed = all(follows(swapped[n], w) for n, w in zip(names, want))
+                                                 stand_ins=True, bounds=bounds)
+    kernel = STAND_IN_KERNEL[op]
+    if op == "forward":
+        wants = [(stand_in_forward(gate, value, c),) for c in served_on(swapped, kernel, gate=gate, value=value)]
+    else:
+        wants = [stand_in_backward(grad_out, gate, value, c)
+                 for c in served_on(swapped, kernel, grad_out=grad_out, gate=gate, value=value)]
+    followed = any(all(follows(swapped[n], w) for n, w in zip(names, want)) for want in wants)
+    coefficients = shown(swapped, kernel)
     # Unchanged by the swap: not the kernel's result. Changed, but not to the stand-in's values: the
     # launch reads or writes the wrong places, which the comparison below explains; then judged here.
     unchanged = all(torch.equal(swapped[n].isnan(), evidence[n].isnan())
@@ -199,6 +204,8 @@ def test_kernels_launched(target, kernels, gen, op, case, device):
     expect_stand_in_followed(target, followed, op, FUNCTION[op], coefficients, KERNEL[op][1],
                              evidence.get("foreign_kernels"))
 
+
+STAND_IN_KERNEL = {"forward": FORWARD, "backward": BACKWARD}
 
 BOUNDS_CASES = [((1000,), "contiguous"), ((1,), "contiguous"), ((5, 37), "chunk")]
 

@@ -1,6 +1,7 @@
 """Graded tests for exercises/triton_swiglu.py, the FusedSwiGLU block (TODO 6-7): its layers, its output
-and gradients against the GLU with SiLU, its dtype, its use of the kernels, and its dropout. Each counts
-once the kernels compute (``test_triton_swiglu.py``). Run: ``pytest -m swiglu``."""
+and gradients against the GLU with SiLU, its dtype, its use of the kernels, and its dropout. Its use of the
+kernels is judged with the grader's stand-ins in their place, whatever they compute; the others run the real
+kernels and count once those compute (``test_triton_swiglu.py``). Run: ``pytest -m swiglu``."""
 
 from __future__ import annotations
 
@@ -18,8 +19,10 @@ from grader.probes import stand_in_backward, stand_in_forward  # noqa: E402
 from grader.judge.block_runs import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
 from grader.judge.checks import BLOCKS, expect_close, expect_shape, fail, is_close  # noqa: E402
 from grader.judge.kernel_target import rests_on  # noqa: E402
-from grader.judge.swiglu_diagnosis import computes_float64_in_float32, expect_autograd_works, expect_swiglu_works  # noqa: E402
-from grader.judge.swiglu_support import EXERCISE, expect_stand_in_followed, FUSED, stand_in_coefficients  # noqa: E402
+from grader.judge.swiglu_diagnosis import (computes_float64_in_float32, expect_autograd_works,  # noqa: E402
+                                           expect_launches_follow_stand_ins, expect_swiglu_works)
+from grader.judge.stand_in_log import BACKWARD, FORWARD, input_tolerance, served_on, shown  # noqa: E402
+from grader.judge.swiglu_support import EXERCISE, expect_stand_in_followed, FUSED  # noqa: E402
 
 pytestmark = pytest.mark.swiglu
 
@@ -117,45 +120,39 @@ def test_fused_dtype_kept(target, kernels, gen, device):
              f" {got['out'].dtype} output")
 
 
-def fused_with_stand_ins(weights: dict, x, grad_out, coefficients: dict, gate_from: str = "Wg", value_from: str = "Wv",
-                         saved_swapped: bool = False, returned_swapped: bool = False):
-    """FusedSwiGLU's (output, gradient of x) in float64 when its kernels are the stand-ins;
-    ``saved_swapped``: the backward gets gate and value the other way round; ``returned_swapped``: it returns
-    the two gradients the other way round (both test_autograd_gradients' business, not this test's)."""
-    w = {k: v.double() for k, v in weights.items()}
-    x = x.double()
-    gate = x @ w[f"{gate_from}.weight"].T + w[f"{gate_from}.bias"]
-    value = x @ w[f"{value_from}.weight"].T + w[f"{value_from}.bias"]
-    out = stand_in_forward(gate, value, coefficients["forward"]) @ w["Wo.weight"].T + w["Wo.bias"]
-    grad_gate, grad_value = stand_in_backward(grad_out.double() @ w["Wo.weight"],
-                                              *((value, gate) if saved_swapped else (gate, value)),
-                                              coefficients["backward"])
-    if returned_swapped:
-        grad_gate, grad_value = grad_value, grad_gate
-    return out, grad_gate @ w[f"{gate_from}.weight"] + grad_value @ w[f"{value_from}.weight"]
-
-
 @pytest.mark.points(1)
-@rests_on(lambda a: expect_swiglu_works(a['target'], a['kernels'], a['device'], "FusedSwiGLU's use of the kernels"))
+@rests_on(lambda a: expect_autograd_works(a['target'], a['kernels'], a['device'], "FusedSwiGLU's use of the kernels"),
+          counts_once=False)
+@rests_on(lambda a: expect_launches_follow_stand_ins(a["target"], a["device"], "FusedSwiGLU's use of the kernels"),
+          counts_once=False)
 def test_fused_uses_kernels(target, kernels, gen, device):
-    coefficients = stand_in_coefficients(gen)
-    got, weights, x, _ = run(target, FUSED, gen, backward=True, device=device, stand_ins=coefficients)
+    """Judged with both kernels replaced by the grader's stand-ins, whatever the kernels compute: the output
+    is Wo of what the forward launch was served on (Wg(x), Wv(x)), and x's gradient what the backward launch
+    was served on the gradient reaching swiglu. Which of Wg and Wv is the gate, and the order of the saved
+    tensors and of the gradients, are test_fused_matches_glu's and test_autograd_gradients' to judge."""
+    got, weights, x, _ = run(target, FUSED, gen, backward=True, device=device, stand_ins=True)
     where = fused_where(target, "forward", "TODO 7")
-    # Gate and value in either order: which is which is test_fused_matches_glu's to judge.
-    wanted = [fused_with_stand_ins(weights, x, got["grad_out"], coefficients, *order)
-              for order in (("Wg", "Wv"), ("Wv", "Wg"))]
-    matches = [i for i, (out, _) in enumerate(wanted) if is_close(got["out"], out, 1e-9, 1e-10)]
-    expect_stand_in_followed(target, bool(matches), "forward", where, coefficients,
+    tolerance = input_tolerance(x.dtype)
+    w = {k: v.double() for k, v in weights.items()}
+    matched = None
+    for gate_from, value_from in (("Wg", "Wv"), ("Wv", "Wg")):
+        gate, value = (x.double() @ w[f"{name}.weight"].T + w[f"{name}.bias"] for name in (gate_from, value_from))
+        for c in served_on(got, FORWARD, tolerance, gate=gate, value=value):
+            if is_close(got["out"], stand_in_forward(gate, value, c) @ w["Wo.weight"].T + w["Wo.bias"], 1e-9, 1e-10):
+                matched = (gate_from, value_from, gate, value)
+    expect_stand_in_followed(target, matched is not None, "forward", where, shown(got, FORWARD),
                              f"call swiglu(Wg(x), Wv(x)): TODO 7 in {target.where(EXERCISE)}")
-    if got["grad_x"] is not None:  # no gradient at all: test_fused_gradients says so
-        order = (("Wg", "Wv"), ("Wv", "Wg"))[matches[0]]
-        grads_x = [fused_with_stand_ins(weights, x, got["grad_out"], coefficients, *order, saved_swapped=saved,
-                                        returned_swapped=returned)[1]
-                   for saved in (False, True) for returned in (False, True)]
-        expect_stand_in_followed(target, any(is_close(got["grad_x"], g, 1e-9, 1e-10) for g in grads_x), "backward",
-                                 "FusedSwiGLU's backward pass", coefficients, "through swiglu and SwiGLUFunction")
-    # The stand-ins' coefficients sit in the student's own process while this runs, where its code can
-    # read them: following the swap counts once the kernels compute SwiGLU where no such code runs.
+    if got["grad_x"] is None:  # no gradient at all: test_fused_gradients says so
+        return
+    gate_from, value_from, gate, value = matched
+    grad_hidden = got["grad_out"].double() @ w["Wo.weight"]
+    grads_x = [first @ w[f"{gate_from}.weight"] + second @ w[f"{value_from}.weight"]
+               for saved in ((gate, value), (value, gate))
+               for c in served_on(got, BACKWARD, tolerance, grad_out=grad_hidden, gate=saved[0], value=saved[1])
+               for grads in [stand_in_backward(grad_hidden, *saved, c)]
+               for first, second in (grads, grads[::-1])]
+    expect_stand_in_followed(target, any(is_close(got["grad_x"], g, 1e-9, 1e-10) for g in grads_x), "backward",
+                             "FusedSwiGLU's backward pass", shown(got, BACKWARD), "through swiglu and SwiGLUFunction")
 
 
 @pytest.mark.points(1)

@@ -15,6 +15,7 @@ from grader.judge.checks import describe_mismatch, fail
 from grader.judge.gated_support import (EXERCISE, expect_formula, expect_kernel_responds, FLOAT32_RTOL, inputs, KERNEL,
                                  kernel_verdict, project, WHOLE_K_HIDDEN)
 from grader.judge.kernel_target import drawn, session_verdict
+from grader.judge.stand_in_log import GATED, served_on, shown
 
 
 
@@ -132,7 +133,7 @@ def expect_launch_uses_kernel(target, kernels, what: str) -> None:
                    "gate_bias": case["value_bias"], "value_bias": case["gate_bias"]}
         owns = [own for arranged in (case, swapped)
                 for own in own_outputs(kernels, arranged, "silu", launch_grid(evidence))]
-        stand_in = project(target, case, "silu", stand_ins=stand_in_coefficients(drawn("gated stand-in")))
+        stand_in = project(target, case, "silu", stand_ins=True)
         if got.shape == stand_in["out"].shape and torch.equal(got.nan_to_num(), stand_in["out"].nan_to_num()):
             return (f"gated_projection returns the same with {KERNEL} replaced by a stand-in:"
                     " its result is not the kernel's")  # PyTorch's, however right
@@ -151,32 +152,38 @@ def expect_launch_uses_kernel(target, kernels, what: str) -> None:
 
 # ------------------------------------------------------------------------- the stand-in kernel
 
-def stand_in_coefficients(gen: torch.Generator) -> dict:
-    """Drawn per test: no fixed answer to hard-code."""
-    a, b, c = (0.5 + torch.rand(3, generator=gen, dtype=torch.float64)).tolist()
-    return {"gated": [a, -b, c / 2]}
-
-
-def stand_in_words(coefficients: dict) -> str:
-    a, b, c = coefficients["gated"]
+def stand_in_words(coefficients: list[float] | None) -> str:
+    """The stand-in a message names: ``coefficients``, its first launch's (None: never launched)."""
+    if coefficients is None:
+        return f"with {KERNEL} replaced by a stand-in (never launched)"
+    a, b, c = coefficients
     return (f"with {KERNEL} replaced by a stand-in that writes {a:.3f} * (x Wg^T + bg) {b:+.3f} * (x Wv^T + bv)"
             f" {c:+.3f} * (1 + the activation's place in ACTIVATIONS)")
 
 
 def expect_follows_stand_in(target, case: dict, activation: str, what: str, todo: str, gen: torch.Generator,
                             **options) -> None:
-    """Run the same call with the kernel replaced by the grader's stand-in: the result must be the
-    stand-in's, computed here from the test's own inputs (in float64: a float64 launch that asks for
-    float32 sums shows)."""
-    coefficients = stand_in_coefficients(gen)
-    got = project(target, case, activation, stand_ins=coefficients, **options)["out"]
+    """Run the same call with the kernel replaced by the grader's stand-in: the result must be what a launch
+    on the test's own inputs was served (``grader/judge/stand_in_log.py``), computed here (in float64: a
+    float64 launch that asks for float32 sums shows)."""
+    evidence = project(target, case, activation, stand_ins=True, **options)
+    got = evidence["out"]
     x = case["x"].reshape(-1, case["x"].shape[-1])
-    want = stand_in_gated(x, case["gate_weight"], case["value_weight"], case.get("gate_bias"), case.get("value_bias"),
-                          activation, coefficients["gated"]).reshape(*case["x"].shape[:-1], -1)
+    served = served_on(evidence, GATED, x=x, gate_weight=case["gate_weight"], value_weight=case["value_weight"],
+                       gate_bias=case.get("gate_bias"), value_bias=case.get("value_bias"))
+    coefficients = served[0] if served else shown(evidence, GATED)
+
+    def want_with(c: list[float]) -> torch.Tensor:
+        return stand_in_gated(x, case["gate_weight"], case["value_weight"], case.get("gate_bias"),
+                              case.get("value_bias"), activation, c).reshape(*case["x"].shape[:-1], -1)
+
     rtol = 1e-12 if case["x"].dtype == torch.float64 else FLOAT32_RTOL
-    if got.shape == want.shape and torch.allclose(got.double(), want, rtol=rtol, atol=rtol * want.abs().max().item()):
-        return
-    if got.shape == want.shape and case["x"].dtype == torch.float64 and torch.allclose(
+    for c in served:
+        want = want_with(c)
+        if got.shape == want.shape and torch.allclose(got.double(), want, rtol=rtol, atol=rtol * want.abs().max().item()):
+            return
+    want = want_with(coefficients or [1.0, -1.0, 0.5])  # for the message alone, where nothing was launched
+    if served and got.shape == want.shape and case["x"].dtype == torch.float64 and torch.allclose(
             got, want, rtol=1e-5, atol=1e-5 * want.abs().max().item()):
         fail(f"{what}: the launch asks {KERNEL} for float32 sums on float64 x (right to float32 precision only):"
              f" pass COMPUTE_DTYPE=COMPUTE_DTYPES.get(x.dtype, tl.float32) ({todo})", cause="float32 sums for float64",

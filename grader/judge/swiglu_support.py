@@ -38,7 +38,6 @@ import torch.nn.functional as F
 from grader.kernels import maps as kernel_map
 from grader.kernels.triton_errors import triton_error
 from grader.judge.checks import Block, BLOCKS, fail, is_close, rounding_errors, ulp
-from grader.judge.kernel_target import drawn
 from grader.judge.seam import error_fields, format_error
 
 EXERCISE = "triton_swiglu"
@@ -212,38 +211,36 @@ def expect_kernels_launched(target, evidence: dict, op: str, stage: str | None =
          f"{f' ({todo})' if todo else ''}", cause="no kernel launched", todo=todo)
 
 
-def stand_in_coefficients(gen) -> dict:
-    """Coefficients of the stand-in kernels (``grader/probes/``), drawn per test from the test's own
-    seed without using up its generator: no fixed formula can be returned in their place."""
-    a, b, c, d = (1.25 + torch.rand(4, generator=drawn(f"stand-in {gen.initial_seed()}"), dtype=torch.float64)).tolist()
-    return {"forward": [a, -b], "backward": [c, -d]}
-
-
 def follows(got, want: torch.Tensor) -> bool:
     """``got`` is what the stand-in wrote (computed in float64, rounded once to ``got``'s dtype)."""
     return (isinstance(got, torch.Tensor) and got.shape == want.shape
             and not bool(rounding_errors(got, want.to(got.dtype), roundings=1.0).any()))
 
 
-def stand_in_text(op: str, coefficients: dict) -> str:
+def stand_in_text(op: str, coefficients: list[float] | None) -> str:
+    """The stand-in a message names: ``coefficients``, those of its first launch (None: never launched)."""
+    kernel = KERNEL[op][0]
+    if coefficients is None:
+        return f"{kernel} replaced by a stand-in (never launched)"
     if op == "forward":
-        a, b = coefficients["forward"]
-        return f"_swiglu_forward_kernel by a stand-in that writes {a:.3f} * gate {b:+.3f} * value"
-    c, d = coefficients["backward"]
-    return (f"_swiglu_backward_kernel by a stand-in that writes grad_gate = {c:.3f} * grad_out + gate and"
+        a, b = coefficients
+        return f"{kernel} replaced by a stand-in that writes {a:.3f} * gate {b:+.3f} * value"
+    c, d = coefficients
+    return (f"{kernel} replaced by a stand-in that writes grad_gate = {c:.3f} * grad_out + gate and"
             f" grad_value = {d:.3f} * grad_out + value")
 
 
-def expect_stand_in_followed(target, ok: bool, op: str, stage: str, coefficients: dict, todo: str,
+def expect_stand_in_followed(target, ok: bool, op: str, stage: str, coefficients: list[float] | None, todo: str,
                              foreign: list | None = None) -> None:
-    """The verdict on "does the work with the exercise's kernels": the grader replaced the kernel and
-    the result changed accordingly (see stand_in_coefficients)."""
+    """The verdict on "does the work with the exercise's kernels": the grader replaced the kernel and the
+    result is what a launch on the call's inputs was served (``grader/judge/stand_in_log.py``)."""
     if ok:
         return
     also = f" It launched only kernels defined elsewhere: {', '.join(foreign)}." if foreign else ""
-    fail(f"{stage} does not get its result from {KERNEL[op][0]}: with {stand_in_text(op, coefficients)}, it still"
-         f" returned something else. The work must be done by the Triton kernels of {target.where(EXERCISE)},"
-         f" launched through {FUNCTION[op]} ({todo}), not by PyTorch operations.{also}",
+    fail(f"{stage} does not get its result from {KERNEL[op][0]}: with {stand_in_text(op, coefficients)}, it"
+         f" returned something other than what a launch on its inputs was served. The work must be done by the"
+         f" Triton kernels of {target.where(EXERCISE)}, launched through {FUNCTION[op]} ({todo}), not by PyTorch"
+         f" operations.{also}",
          cause=f"{op}: result not from the kernel", todo=next(iter(re.findall(r"TODO \d+", todo)), ""))
 
 

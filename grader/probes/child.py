@@ -13,6 +13,9 @@ child -> parent   ``S`` stage: UTF-8 name of the stage about to run (``GLU.forwa
                                can still be reported against the method that was running
                   ``R`` reply: torch.save of the evidence dict
                   ``H`` hello: JSON {"pid", "triton_interpret"} once the child is ready
+                  ``Q`` query: torch.save of a kernel launch's inputs, during a call that asked for
+                               the grader's stand-in kernels (``stand_ins.launch_request``)
+parent -> child   ``A`` answer: torch.save of the values served for that launch, or {"error"}
 
 Right after start-up the child moves both pipes to private descriptors and points fd 0 at
 /dev/null and fd 1 at stderr: whatever the code under test prints can never be mistaken for a
@@ -151,6 +154,18 @@ def main(args: list[str] | None = None) -> None:
         channel.write(b"S", stage.encode("utf-8", "replace"))
 
     probes.core.STAGE_LISTENER = announce
+
+    def ask_stand_in(request: dict) -> dict:
+        """A launch's request for stand-in values, answered by the parent (grader/stand_in_server.py)."""
+        buffer = io.BytesIO()
+        torch.save(request, buffer)
+        channel.write(b"Q", buffer.getvalue())
+        kind, payload = channel.read()
+        if kind != b"A":
+            raise SystemExit(f"frame {kind!r} where the stand-in's values belong")
+        return torch.load(io.BytesIO(payload), weights_only=True)
+
+    probes.core.STAND_IN_SERVER = ask_stand_in
 
     modules: dict[str, object] = {}
     displays: dict[str, str] = {}

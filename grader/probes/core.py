@@ -149,6 +149,12 @@ def describe_exception(stage: str, exc: BaseException) -> dict:
 STAGE_LISTENER: Callable[[str], None] | None = None
 
 
+# Set by grader/probes/child.py (or, for a probe run in the grader's own process, by the seam while it runs):
+# sends a launch's request for the grader's stand-in values (grader/probes/stand_ins.py) to the trusted
+# process, which draws the coefficients, and returns what it served.
+STAND_IN_SERVER: Callable[[dict], dict] | None = None
+
+
 def run_stage(stage: str, fn: Callable, *args, **kwargs):
     if STAGE_LISTENER is not None:
         STAGE_LISTENER(stage)

@@ -34,15 +34,15 @@ def load_module(path: str, name: str) -> ModuleType:
 def call(module_or_error: ModuleType | BaseException, stage_name: str, probe_name: str, **kwargs) -> dict:
     """Run one probe; any failure of the code under test becomes error evidence.
 
-    ``stand_ins`` (any probe): while it runs, launches of the module's exercise kernels run the grader's
-    stand-ins instead (``grader/probes/stand_ins.py``, with these coefficients)."""
+    ``stand_ins`` (any probe, true): while it runs, launches of the module's exercise kernels are served
+    the grader's stand-in values instead of running (``grader/probes/stand_ins.py``)."""
     if isinstance(module_or_error, BaseException):
         return {"error": describe_exception(import_stage(stage_name), module_or_error)}
     stand_ins = kwargs.pop("stand_ins", None)
     try:
-        if stand_ins is None:
+        if not stand_ins:
             return PROBES[probe_name](module_or_error, **kwargs)
-        with StandIns(module_or_error, stand_ins):
+        with StandIns(module_or_error):
             return PROBES[probe_name](module_or_error, **kwargs)
     except CodeUnderTestError as exc:
         return {"error": exc.evidence}

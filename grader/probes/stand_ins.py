@@ -2,18 +2,20 @@
 
 Whether the student's wiring (``swiglu``, ``SwiGLUFunction``, ``FusedSwiGLU``; ``gated_projection``,
 ``gated_projection_combined``, ``FusedGatedMLP``) does its work with the exercise's kernels is decided
-by what its results are when those kernels are replaced: each launch of the module's kernel runs a
-stand-in instead, which computes something no right kernel computes (a weighted sum, its coefficients
-drawn by the test). Code that launches the kernel returns the stand-in's values; code that computes
-in PyTorch does not. The test computes the stand-in's values itself, from the inputs it drew.
+by what its results are when those kernels are replaced: each launch of the module's kernel is served a
+stand-in's values instead, something no right kernel computes (a weighted sum). Code that launches the
+kernel returns them; code that computes in PyTorch does not.
 
-The coefficients are in the student's process while the stand-ins are on, so a file could read them
-and compute the stand-in's values in PyTorch. That earns nothing: every test that uses stand-ins
-counts only once the student's kernels compute the right values in a process of their own, under
-trusted launch code, where no Python of the student's runs (``grader/kernels/source.py``).
+The stand-ins are served out of the student's reach: the process running the student's code sends each
+launch's inputs (``launch_request``) to the trusted process that asked for the stand-ins
+(``grader/stand_in_server.py``), which draws fresh coefficients for that launch, computes the values
+(``serve``) and keeps the launch in its log; only the values come back, and are written where the kernel
+would have written them (``run_stand_in``). So a file cannot read the coefficients, and one launch's
+values tell it nothing about the next launch's. The tests judge a result against the log (a launch's
+coefficients count only for the inputs that launch was served): ``grader/judge/stand_in_log.py``.
 
-Each stand-in reads its arguments through the names and strides the stub's kernel signature gives, so
-it also tells whether the launch passed the right tensors, strides and flags.
+Each launch is read through the names and strides the stub's kernel signature gives, so the served
+values also tell whether the launch passed the right tensors, strides and flags.
 """
 
 from __future__ import annotations
@@ -22,7 +24,17 @@ from typing import Callable
 
 import torch
 
+from grader.probes.triton_bounds import layout_note
+from grader.probes.triton_memory import OutOfBoundsAccess
+
 GATED_ACTIVATIONS = ("silu", "gelu", "gelu_tanh", "relu", "sigmoid")  # the gated stub's ACTIVATIONS, in order
+
+# kernel -> (its inputs, its outputs, how many coefficients a launch draws)
+KERNELS = {
+    "_swiglu_forward_kernel": (("gate", "value"), ("out",), 2),
+    "_swiglu_backward_kernel": (("grad_out", "gate", "value"), ("grad_gate", "grad_value"), 2),
+    "_gated_projection_kernel": (("x", "gate_weight", "value_weight", "gate_bias", "value_bias"), ("out",), 3),
+}
 
 
 def stand_in_forward(gate: torch.Tensor, value: torch.Tensor, coefficients) -> torch.Tensor:
@@ -51,25 +63,47 @@ def stand_in_gated(x: torch.Tensor, gate_weight: torch.Tensor, value_weight: tor
     return a * gate + b * value + c * (1 + GATED_ACTIVATIONS.index(activation))
 
 
-def _swiglu_stand_in(kernel: str, args: dict, coefficients: dict) -> None:
+def serve(request: dict, coefficients: list[float]) -> dict[str, torch.Tensor]:
+    """The values a launch is served (float64, or the gated launch's COMPUTE_DTYPE), from a request
+    ``launch_request`` made and the trusted side checked."""
+    kernel, inputs = request["kernel"], request["inputs"]
+    if kernel == "_swiglu_forward_kernel":
+        return {"out": stand_in_forward(inputs["gate"], inputs["value"], coefficients)}
+    if kernel == "_swiglu_backward_kernel":
+        grads = stand_in_backward(inputs["grad_out"], inputs["gate"], inputs["value"], coefficients)
+        return dict(zip(("grad_gate", "grad_value"), grads))
+    compute = torch.float64 if request["compute"] == "float64" else torch.float32
+    return {"out": stand_in_gated(inputs["x"], inputs["gate_weight"], inputs["value_weight"], inputs.get("gate_bias"),
+                                  inputs.get("value_bias"), request["activation"], coefficients, compute)}
+
+
+# ------------------------------------------------ the launch's side, in the process running the code under test
+
+def _constexpr(value) -> str:
+    return str(getattr(value, "value", value))
+
+
+def _swiglu_views(kernel: str, args: dict) -> tuple[dict, dict]:
     """Each ``X_ptr`` holds rows of ``n_cols`` elements, ``X_row_stride`` apart (the kernels' contract in
     the stub), as many rows as the first output tensor holds; whatever grid the launch code picked."""
+    inputs, outputs = KERNELS[kernel][:2]
+
     def rows(name: str) -> torch.Tensor:
-        t, n_cols = args[f"{name}_ptr"], int(args["n_cols"])
-        n_rows = args["out_ptr" if "out_ptr" in args else "grad_gate_ptr"].numel() // n_cols
-        return torch.as_strided(t, (n_rows, n_cols), (int(args[f"{name}_row_stride"]), 1), t.storage_offset())
+        t, n_cols, row_stride = args[f"{name}_ptr"], int(args["n_cols"]), int(args[f"{name}_row_stride"])
+        n_rows = args[f"{outputs[0]}_ptr"].numel() // n_cols
+        # What the kernel reads, ptr + row * row_stride + cols, must lie inside the tensor it was given.
+        span = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride())) + 1 if t.numel() else 0
+        if n_rows and (n_rows - 1) * row_stride + n_cols > span:
+            raise OutOfBoundsAccess(f"{kernel} would read {name}_ptr past the end of its tensor, rows of {n_cols}"
+                                    f" elements {row_stride} apart from a tensor of {t.numel()} elements"
+                                    f" ({layout_note(t) or f'shape {tuple(t.shape)}'}): pass each tensor with rows"
+                                    " of consecutive elements, as the stub's launch code does")
+        return torch.as_strided(t, (n_rows, n_cols), (row_stride, 1), t.storage_offset())
 
-    if kernel == "_swiglu_forward_kernel":
-        out = rows("out")
-        out.copy_(stand_in_forward(rows("gate"), rows("value"), coefficients["forward"]).to(out.dtype))
-        return
-    grads = stand_in_backward(rows("grad_out"), rows("gate"), rows("value"), coefficients["backward"])
-    for name, grad in zip(("grad_gate", "grad_value"), grads):
-        target = rows(name)
-        target.copy_(grad.to(target.dtype))
+    return {name: rows(name) for name in inputs}, {name: rows(name) for name in outputs}
 
 
-def _gated_stand_in(kernel: str, args: dict, coefficients: dict) -> None:
+def _gated_views(args: dict) -> tuple[dict, dict, dict]:
     """x is (M, K) through stride_xm, stride_xk; each weight (N, K) through its own strides; the biases
     (N,) contiguous, read only with HAS_BIAS; out (M, N) through stride_om, stride_on."""
     m, n, k = (int(args[name]) for name in ("M", "N", "K"))
@@ -79,31 +113,47 @@ def _gated_stand_in(kernel: str, args: dict, coefficients: dict) -> None:
         return torch.as_strided(t, shape, tuple(int(args[s]) if isinstance(s, str) else s for s in strides),
                                 t.storage_offset())
 
-    x = view("x_ptr", (m, k), ("stride_xm", "stride_xk"))
-    wg = view("gate_weight_ptr", (n, k), ("stride_gn", "stride_gk"))
-    wv = view("value_weight_ptr", (n, k), ("stride_vn", "stride_vk"))
-    has_bias = bool(getattr(args["HAS_BIAS"], "value", args["HAS_BIAS"]))
-    bg, bv = (view(name, (n,), (1,)) if has_bias else None for name in ("gate_bias_ptr", "value_bias_ptr"))
-    compute = torch.float64 if "64" in str(getattr(args["COMPUTE_DTYPE"], "value", args["COMPUTE_DTYPE"])) else torch.float32
-    activation = str(getattr(args["ACTIVATION"], "value", args["ACTIVATION"]))
-    out = view("out_ptr", (m, n), ("stride_om", "stride_on"))
-    out.copy_(stand_in_gated(x, wg, wv, bg, bv, activation, coefficients["gated"], compute).to(out.dtype))
+    inputs = {"x": view("x_ptr", (m, k), ("stride_xm", "stride_xk")),
+              "gate_weight": view("gate_weight_ptr", (n, k), ("stride_gn", "stride_gk")),
+              "value_weight": view("value_weight_ptr", (n, k), ("stride_vn", "stride_vk"))}
+    if bool(getattr(args["HAS_BIAS"], "value", args["HAS_BIAS"])):
+        inputs.update(gate_bias=view("gate_bias_ptr", (n,), (1,)), value_bias=view("value_bias_ptr", (n,), (1,)))
+    flags = {"activation": _constexpr(args["ACTIVATION"]),
+             "compute": "float64" if "64" in _constexpr(args["COMPUTE_DTYPE"]) else "float32"}
+    return inputs, {"out": view("out_ptr", (m, n), ("stride_om", "stride_on"))}, flags
 
 
-# kernel name -> (the stand-in, what the message tells the student to launch it like)
-STAND_INS: dict[str, tuple[Callable[[str, dict, dict], None], str]] = {
-    "_swiglu_forward_kernel": (_swiglu_stand_in, "the stub's swiglu_forward and swiglu_backward do"),
-    "_swiglu_backward_kernel": (_swiglu_stand_in, "the stub's swiglu_forward and swiglu_backward do"),
-    "_gated_projection_kernel": (_gated_stand_in, "TODO 2 says: every stride, HAS_BIAS, the activation,"
-                                                  " COMPUTE_DTYPES.get(x.dtype, tl.float32)"),
+def launch_request(kernel: str, args: dict) -> tuple[dict, dict[str, torch.Tensor]]:
+    """(the request for this launch's values: its inputs, copied, and its flags; the views they go to)."""
+    if kernel == "_gated_projection_kernel":
+        inputs, outputs, flags = _gated_views(args)
+    else:
+        (inputs, outputs), flags = _swiglu_views(kernel, args), {}
+    copies = {name: t.detach().to("cpu", copy=True).contiguous() for name, t in inputs.items()}
+    return {"kernel": kernel, "inputs": copies, **flags}, outputs
+
+
+# kernel name -> what the message tells the student to launch it like
+LAUNCH_LIKE = {
+    "_swiglu_forward_kernel": "the stub's swiglu_forward and swiglu_backward do",
+    "_swiglu_backward_kernel": "the stub's swiglu_forward and swiglu_backward do",
+    "_gated_projection_kernel": "TODO 2 says: every stride, HAS_BIAS, the activation, COMPUTE_DTYPES.get(x.dtype, tl.float32)",
 }
 
 
-def run_stand_in(kernel: str, args: dict, coefficients: dict) -> None:
-    """Write the stand-in's values where ``kernel`` would, whatever grid the launch code picked."""
-    stand_in, launch_like = STAND_INS[kernel]
+def run_stand_in(kernel: str, args: dict, ask: Callable[[dict], dict]) -> None:
+    """Write the values served for this launch (``ask``: the channel to the trusted side) where ``kernel``
+    would, whatever grid the launch code picked."""
     try:
-        stand_in(kernel, args, coefficients)
+        request, outputs = launch_request(kernel, args)
+    except OutOfBoundsAccess:
+        raise
     except (KeyError, RuntimeError, AttributeError, TypeError, ValueError, ZeroDivisionError) as exc:
         raise RuntimeError(f"{kernel} was launched with arguments the stub's launch code does not pass"
-                           f" ({type(exc).__name__}: {exc}): launch it as {launch_like}") from None
+                           f" ({type(exc).__name__}: {exc}): launch it as {LAUNCH_LIKE[kernel]}") from None
+    served = ask(request)
+    if "error" in served:
+        raise RuntimeError(f"{kernel} was launched with arguments the grader's stand-in cannot take: {served['error']};"
+                           f" launch it as {LAUNCH_LIKE[kernel]}")
+    for name, target in outputs.items():
+        target.copy_(served[name].to(target.device, target.dtype))

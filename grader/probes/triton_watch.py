@@ -17,7 +17,8 @@ from grader.probes.triton_bounds import describe_access, layout_note, nearest_te
 from grader.probes.triton_memory import CheckedMemory, OutOfBoundsAccess, own_extents
 from types import ModuleType
 from grader.probes.core import CodeUnderTestError, missing, run_stage
-from grader.probes.stand_ins import STAND_INS, run_stand_in
+from grader.probes import core
+from grader.probes.stand_ins import KERNELS as STAND_IN_KERNELS, run_stand_in
 
 
 # ==================================================================================================
@@ -76,7 +77,7 @@ class _TritonGuard:
         self.watches: list[TritonWatch] = []
         # kernel, tensor extents, and each tensor's (first byte, shape, strides) by argument
         self.running: tuple[str, list[tuple[str, int, int, str]], dict[str, tuple]] | None = None
-        self.stand_ins: dict | None = None  # set by StandIns: module name and coefficients
+        self.stand_ins: str | None = None  # set by StandIns: the module whose kernels the stand-ins replace
         self.launch_grids: dict[str, tuple[int, ...]] = {}  # set by LaunchGrid: kernel name -> the grid it gets
         self.last_violation = ""  # the latest out-of-bounds access told, watched or not
         self.told_in_launch = False  # whether the running launch's first out-of-bounds access was told
@@ -112,10 +113,9 @@ class _TritonGuard:
             grid = guard.launch_grids.get(name) or grid  # the grader's grid where it set one (LaunchGrid)
             for watch in guard.watches:
                 watch.launched(name, getattr(fn, "__module__", "?"), tensors, _resolved(grid, dict(named)))
-            stand_ins = guard.stand_ins
-            if (stand_ins is not None and name in STAND_INS
-                    and getattr(fn, "__module__", None) == stand_ins["module"]):
-                return run_stand_in(name, dict(named), stand_ins)
+            if (guard.stand_ins is not None and name in STAND_IN_KERNELS
+                    and getattr(fn, "__module__", None) == guard.stand_ins):
+                return run_stand_in(name, dict(named), _ask_stand_in)
             outer, outer_told = guard.running, guard.told_in_launch
             guard.running = (name, [(arg, *_extent(t), layout_note(t)) for arg, t in tensors],
                              {arg: (t.data_ptr(), tuple(t.shape), tuple(t.stride())) for arg, t in tensors})
@@ -229,18 +229,23 @@ def _tensors_in(arg: str, value: object) -> list[tuple[str, torch.Tensor]]:
 
 
 class StandIns:
-    """While active: launches of ``module``'s exercise kernels run the stand-ins (``stand_ins``)."""
+    """While active: launches of ``module``'s exercise kernels are served the grader's stand-in values
+    (``stand_ins``) by the trusted process, instead of running."""
 
-    def __init__(self, module: ModuleType, coefficients: dict) -> None:
+    def __init__(self, module: ModuleType) -> None:
         self.module_name = module.__name__
-        self.coefficients = {k: [float(c) for c in v] for k, v in coefficients.items()}
 
     def __enter__(self) -> None:
-        guard = guard_triton()
-        guard.stand_ins = {"module": self.module_name, **self.coefficients}
+        guard_triton().stand_ins = self.module_name
 
     def __exit__(self, *exc_info) -> None:
         guard_triton().stand_ins = None
+
+
+def _ask_stand_in(request: dict) -> dict:
+    if core.STAND_IN_SERVER is None:
+        return {"error": "no trusted process serves stand-in values here"}
+    return core.STAND_IN_SERVER(request)
 
 
 class LaunchGrid:

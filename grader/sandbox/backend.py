@@ -118,21 +118,28 @@ class ChildBackend(ChildStarter, Backend):
             if self._budget_left() <= 0:
                 return _error(_your(exercise), "Timeout", self._budget_text(), out_of_time=True)
             import torch  # the trusted side speaks torch.save/torch.load with the child
+            from grader import evidence as evidence_checks
+            from grader.stand_in_server import LOG_KEY, StandInServer
 
             request = {"exercise": exercise, "probe": probe_name, "kwargs": kwargs}
             buffer = io.BytesIO()
             torch.save(request, buffer)
+            allowance = evidence_checks.element_allowance(kwargs)
+            # Launches of the exercise's kernels are served here, never computed in the child (stand_in_server).
+            server = StandInServer() if kwargs.get("stand_ins") else None
+            answer = None if server is None else functools.partial(
+                server.answer, max_bytes=self.limits.max_reply_mb << 20, max_elements=allowance)
             try:
                 loaded = self._ensure_loaded(exercise)
                 if loaded is not None:
                     return loaded
-                payload = self._exchange(b"C", buffer.getvalue(), probe_name)
+                payload = self._exchange(b"C", buffer.getvalue(), probe_name, answer=answer)
             except ChildFailure as failure:
                 self._discard_child()
                 return _error(failure.stage or _your(exercise), failure.kind, failure.message, failure.out_of_time)
-            from grader import evidence as evidence_checks  # imports torch: only once a child runs
-
-            return self._judge_reply(payload, probe_name, evidence_checks.element_allowance(kwargs))
+            evidence = self._judge_reply(payload, probe_name, allowance)
+            evidence.pop(LOG_KEY, None)  # the log is this process's alone
+            return evidence if server is None else server.log_into(evidence)
 
     def warm(self, exercise: str, task: str) -> None:
         """Start the child and import ``exercise`` now, its time counted for ``task``: a suite may do
@@ -210,8 +217,10 @@ class ChildBackend(ChildStarter, Backend):
         return (f"was not run: the grader's time budget{task} ({self.submission.limits.budget:.0f} s)"
                 " was used up by earlier calls that hung or were slow")
 
-    def _exchange(self, kind: bytes, payload: bytes, stage: str, timeout: float | None = None) -> bytes:
-        """Send one request, wait for its reply; the time spent counts against the budget."""
+    def _exchange(self, kind: bytes, payload: bytes, stage: str, timeout: float | None = None,
+                  answer: Callable[[bytes], bytes] | None = None) -> bytes:
+        """Send one request, wait for its reply (answering the launches' requests for stand-in values on
+        the way with ``answer``); the time spent counts against the budget."""
         if self._budget_left() <= 0:
             raise ChildFailure("Timeout", self._budget_text(), stage, out_of_time=True)
         child = self._start_child()
@@ -224,7 +233,7 @@ class ChildBackend(ChildStarter, Backend):
             stopped = (f"did not finish within {limit:.0f} s and was stopped" if limit >= (timeout or self.limits.call_timeout)
                        else f"was stopped after {limit:.0f} s, when the task's time budget"
                             f" ({self.submission.limits.budget:.0f} s in all) ran out")
-            return child.receive(b"R", started + limit, f"{stopped}: an endless loop, or far too much work?")
+            return child.receive(b"R", started + limit, f"{stopped}: an endless loop, or far too much work?", answer)
         finally:
             self._charge(time.monotonic() - started)
 

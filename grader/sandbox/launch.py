@@ -12,6 +12,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from grader import confinement
 from grader.probes.safe_text import printable, shorten
@@ -112,7 +113,7 @@ class ChildProcess:
                 kind, length = HEADER.unpack(header)
                 # The only frames a child sends: a stage name (short), a reply, a hello. Anything
                 # else means the channel was taken over: stop reading, the child gets killed.
-                cap = MAX_STAGE_FRAME if kind == b"S" else self.max_reply if kind in (b"R", b"H") else -1
+                cap = MAX_STAGE_FRAME if kind == b"S" else self.max_reply if kind in (b"R", b"H", b"Q") else -1
                 if length > cap:
                     what = (f"a frame of kind {kind!r}" if cap < 0 else
                             f"{length} bytes of evidence, over the {self.max_reply >> 20} MB limit")
@@ -143,7 +144,10 @@ class ChildProcess:
         except (BrokenPipeError, OSError, ValueError):
             raise ChildFailure("ChildExited", self._death(), self.stage) from None
 
-    def receive(self, expected: bytes, deadline: float, timeout_text: str) -> bytes:
+    def receive(self, expected: bytes, deadline: float, timeout_text: str,
+                answer: Callable[[bytes], bytes] | None = None) -> bytes:
+        """The next frame of kind ``expected``. A launch's request for stand-in values (``Q``) on the way is
+        answered with ``answer(payload)`` (``A``), or, where the call asked for no stand-ins, refused."""
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -156,11 +160,23 @@ class ChildProcess:
                 self.stage = printable(payload.decode("utf-8", "replace")[:200])
             elif kind == expected:
                 return payload
+            elif kind == b"Q":
+                if answer is None:
+                    raise ChildFailure("ChildExited", "the process running your code asked for stand-in values"
+                                       " in a call that uses none", self.stage)
+                self._answer(answer(payload))
             elif kind == "protocol":
                 raise ChildFailure("ChildExited", f"the process running your code {payload}", self.stage)
             elif kind == "eof":
                 raise ChildFailure("ChildExited", self._death(), self.stage)
             # anything else is noise the code under test wrote into the channel: ignore it
+
+    def _answer(self, payload: bytes) -> None:
+        try:
+            self.proc.stdin.write(HEADER.pack(b"A", len(payload)) + payload)
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise ChildFailure("ChildExited", self._death(), self.stage) from None
 
     def _death(self) -> str:
         try:

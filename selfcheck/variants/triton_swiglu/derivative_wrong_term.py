@@ -2,7 +2,6 @@
 
 EXPECT_FAILURES = {
     'test_backward_float32[2d]': {'cause': 'backward: grad_gate: sigmoid where 1 - sigmoid belongs'},
-    'test_autograd_gradients[float32]': {'waits_on': 'test_backward_float32'},
     'test_gradcheck_float64': {'waits_on': 'test_backward_float32'},
 }
 

@@ -4,7 +4,6 @@
 EXPECT_FAILURES = {
     'test_kernels_launched[forward-contiguous]': {'cause': 'launch', 'says': 'grid round down'},
     'test_kernels_launched[backward-chunk-bfloat16]': {'cause': 'launch', 'says': 'grid round down'},
-    'test_autograd_gradients[float32]': {'waits_on': 'test_kernels_launched[forward-long-rows]'},
 }
 
 EDITS = [
