@@ -29,9 +29,10 @@ from grader.judge.swiglu_diagnosis import (bounds_mode, check_backward, check_dt
                                     expect_kernel_computes,
                                     expect_told_on_more_elements, kernel_verdict, KERNEL_INPUTS,
                                     LONG_ROWS, memory_map, same_as_kernel)
-from grader.judge.swiglu_support import (draw, EMPTY_SHAPES, EXERCISE, expect_kernels_launched, expect_stand_in_followed,  # noqa: E402
-                                  follows, FUNCTION, GATE_SCALE, HALF_SHAPE, KERNEL, kernel_where, LAYOUT_SHAPES,
-                                  run_kernels, SHAPES, unwritten_hint)
+from grader.judge.swiglu_support import (backward_formula, draw, EMPTY_SHAPES, EXERCISE,  # noqa: E402
+                                         expect_kernels_launched, expect_stand_in_followed, follows, forward_formula,
+                                         FUNCTION, GATE_SCALE, HALF_SHAPE, KERNEL, kernel_where, LAYOUT_SHAPES,
+                                         run_kernels, SHAPES, unwritten_hint)
 
 pytestmark = pytest.mark.swiglu
 
@@ -52,6 +53,16 @@ def test_forward_float32(kernels, gen, shape, device):
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
 def test_forward_16bit(kernels, gen, dtype, device):
     evidence, gate, value, _ = run_kernels(kernels, gen, "forward", HALF_SHAPE, dtype=dtype, device=device)
+    check_forward(kernels, evidence, gate, value)
+
+
+# The float64 tests judge float64 arithmetic: an access out of bounds is the value and bounds tests' to charge
+# (its lanes are left out, the values inside judged: bounds "apart").
+@pytest.mark.points(2)
+def test_forward_float64(kernels, gen, device):
+    evidence, gate, value, _ = run_kernels(kernels, gen, "forward", HALF_SHAPE, dtype=torch.float64, device=device,
+                                           bounds="apart")
+    expect_float64_arithmetic(evidence, {"out": forward_formula(gate, value)}, "forward")
     check_forward(kernels, evidence, gate, value)
 
 
@@ -113,6 +124,31 @@ def test_backward_float32(kernels, gen, shape, device):
 def test_backward_16bit(kernels, gen, dtype, device):
     evidence, gate, value, grad_out = run_kernels(kernels, gen, "backward", HALF_SHAPE, dtype=dtype, device=device)
     check_backward(kernels, evidence, grad_out, gate, value)
+
+
+@pytest.mark.points(2)
+def test_backward_float64(kernels, gen, device):
+    evidence, gate, value, grad_out = run_kernels(kernels, gen, "backward", HALF_SHAPE, dtype=torch.float64,
+                                                  device=device, bounds="apart")
+    expect_float64_arithmetic(evidence, dict(zip(("grad_gate", "grad_value"), backward_formula(grad_out, gate, value))),
+                              "backward")
+    check_backward(kernels, evidence, grad_out, gate, value)
+
+
+def expect_float64_arithmetic(evidence: dict, wants: dict, op: str) -> None:
+    """A float64 result off by about float32's rounding (and no more) was computed in float32, in whole or in
+    part (a gate or a sigmoid cast to tl.float32): named as such, whichever part it was."""
+    for name, want in wants.items():
+        got = evidence.get(name)
+        if not isinstance(got, torch.Tensor) or got.dtype != torch.float64 or got.shape != want.shape or not got.numel():
+            continue  # shape, dtype and the rest: check_forward / check_backward say what is wrong
+        error = float((got - want).abs().max() / want.abs().max().clamp_min(1e-300))
+        if 1e-12 < error < 1e-5:
+            fail(f"{KERNEL[op][0]} ({KERNEL[op][1]}): {name} for float64 inputs is off by about float32 precision (largest error"
+                 f" {error:.1e} of the largest value): the kernel computes float64 in float32, in whole or in part."
+                 " Convert everything you load with .to(COMPUTE_DTYPE), which is float64 for float64 tensors, never"
+                 " to a fixed tl.float32, and call tl.sigmoid and tl.exp on those values",
+                 cause="kernels compute float64 in float32", todo=KERNEL[op][1])
 
 
 @pytest.mark.points(1)

@@ -17,10 +17,9 @@ import torch  # noqa: E402
 
 from grader.judge.checks import fail  # noqa: E402
 from grader.judge.kernel_target import rests_on  # noqa: E402
-from grader.judge.swiglu_diagnosis import (autograd_verdict, autograd_with_stand_ins, bounds_mode,  # noqa: E402
-                                           check_autograd_wiring, computes_float64_in_float32, expect_launches_follow_stand_ins,
-                                           expect_swiglu_works,
-                                           kernel_verdict)
+from grader.judge.swiglu_diagnosis import bounds_mode, computes_float64_in_float32, expect_swiglu_works, kernel_verdict  # noqa: E402
+from grader.judge.swiglu_wiring import (autograd_verdict, autograd_with_stand_ins, check_autograd_wiring,  # noqa: E402
+                                        expect_launches_follow_stand_ins)
 from grader.judge.swiglu_support import draw, EXERCISE, GATE_SCALE  # noqa: E402
 
 pytestmark = pytest.mark.swiglu

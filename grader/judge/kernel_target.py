@@ -3,9 +3,10 @@
 ``student_kernels`` takes an exercise's kernels out of the student's file (``grader/kernels/source.py``:
 read from the syntax tree, checked to be Triton language, written into the reference's launch code)
 and runs that copy in a process of its own (sandboxed under the grader), so what the kernel tests
-judge was computed by the student's kernels, launched by trusted code on tensors the test picked. A
-test whose evidence comes from the student's own process (the launch code, autograd, the block)
-counts only once these kernels compute the right values.
+judge was computed by the student's kernels, launched by trusted code on tensors the test picked. What
+is built on the kernels (the launch code, autograd, the block) is judged in the student's own process,
+with the kernels replaced by the grader's stand-ins where its property does not need them
+(``grader/probes/stand_ins.py``).
 
 Both exercises give their kernels' launch code in the stub; where the reference is not here (the
 student release), that given code is the trusted launch code (``grader/judge/snapshot.py``), so the release's
@@ -150,9 +151,9 @@ def rests_on(premise: Callable[[dict], None], counts_once: bool = True, alone: b
     test, where it does not hold (the kernels do not compute yet). It is checked when the test fails on
     its own: a failure whose premise fails elsewhere says which test to fix first, never a second guess
     at its cause (one cause, one diagnosis); a stub, a missing file or a task out of time is still told
-    as such. ``counts_once``: checked after the test passes too, for evidence from the student's own
-    process (the wiring, autograd, the block), which counts only once the kernels compute; without it
-    (the kernels' own tests in other dtypes and layouts) a passing test keeps its points. ``alone``: a
+    as such. ``counts_once``: checked after the test passes too, where passing proves nothing without the
+    premise (a block's dropout is no evidence of a block built on swiglu until that is shown); without it
+    a passing test keeps its points. ``alone``: a
     failing premise is told alone (``premise_alone``), not after the test's own failure, chained."""
     check = functools.partial(premise_alone, premise) if alone else premise
 

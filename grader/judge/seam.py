@@ -95,7 +95,7 @@ class LocalBackend(Backend):
 
     def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
         probes = _probes()
-        if not kwargs.get("stand_ins"):
+        if not (kwargs.get("stand_ins") or kwargs.get("stand_in_function") == "served"):
             return probes.call(self._module(exercise), self.describe(exercise), probe_name, **kwargs)
         from grader.probes import core
         from grader.stand_in_server import StandInServer

@@ -5,12 +5,14 @@ never need it), so importing it here costs nothing where no kernel runs."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import sys
 from types import ModuleType
 
 from grader.probes.core import PROBES, CodeUnderTestError, describe_exception
 from grader.probes.stages import import_stage
+from grader.probes.stand_ins import StandInFunction
 from grader.probes.triton_watch import StandIns, guard_triton_launches, use_triton_interpreter_without_gpu
 
 
@@ -35,14 +37,14 @@ def call(module_or_error: ModuleType | BaseException, stage_name: str, probe_nam
     """Run one probe; any failure of the code under test becomes error evidence.
 
     ``stand_ins`` (any probe, true): while it runs, launches of the module's exercise kernels are served
-    the grader's stand-in values instead of running (``grader/probes/stand_ins.py``)."""
+    the grader's stand-in values instead of running (``grader/probes/stand_ins.py``). ``stand_in_function``
+    ("exact" or "served"): the module's ``swiglu`` and ``SwiGLUFunction`` are the grader's (``StandInFunction``)."""
     if isinstance(module_or_error, BaseException):
         return {"error": describe_exception(import_stage(stage_name), module_or_error)}
-    stand_ins = kwargs.pop("stand_ins", None)
+    stand_ins, stand_in_function = kwargs.pop("stand_ins", None), kwargs.pop("stand_in_function", None)
     try:
-        if not stand_ins:
-            return PROBES[probe_name](module_or_error, **kwargs)
-        with StandIns(module_or_error):
+        with StandIns(module_or_error) if stand_ins else contextlib.nullcontext(), \
+                StandInFunction(module_or_error, stand_in_function) if stand_in_function else contextlib.nullcontext():
             return PROBES[probe_name](module_or_error, **kwargs)
     except CodeUnderTestError as exc:
         return {"error": exc.evidence}

@@ -157,3 +157,71 @@ def run_stand_in(kernel: str, args: dict, ask: Callable[[dict], dict]) -> None:
                            f" launch it as {LAUNCH_LIKE[kernel]}")
     for name, target in outputs.items():
         target.copy_(served[name].to(target.device, target.dtype))
+
+
+# ------------------------------------------------ the stand-in Functions, for the tests of the block built on swiglu
+
+def _swiglu_in_pytorch(gate: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
+    """SwiGLU in float64, rounded once to the inputs' dtype, differentiated by PyTorch's autograd: what a right
+    swiglu returns. Not secret: the tests that use it judge what the block does with swiglu's result;
+    whether the block calls swiglu at all is judged with ``_ServedSwiGLU``."""
+    return torch.nn.functional.silu(gate.double()).mul(value.double()).to(gate.dtype)
+
+
+class _SwiGLUInPyTorch:
+    apply = staticmethod(_swiglu_in_pytorch)  # in place of SwiGLUFunction, for a block that calls .apply
+
+
+def _rows(t: torch.Tensor) -> torch.Tensor:
+    return t.detach().to("cpu", copy=True).reshape(-1, t.shape[-1]).contiguous()
+
+
+class _ServedSwiGLU(torch.autograd.Function):
+    """The grader's own wiring of the stand-in kernels: forward and backward are served by the trusted
+    process, like launches of the exercise's kernels (same requests, same log), so a block's output follows
+    them only if the block calls swiglu. It keeps copies of the inputs' rows, for the backward's request."""
+
+    @staticmethod
+    def forward(ctx, gate: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
+        ctx.rows, ctx.like = (_rows(gate), _rows(value)), gate
+        served = _served("_swiglu_forward_kernel", dict(zip(("gate", "value"), ctx.rows)))
+        return served["out"].reshape(gate.shape).to(gate.device, gate.dtype)
+
+    @staticmethod
+    def backward(ctx, grad_out: torch.Tensor):
+        like = ctx.like
+        served = _served("_swiglu_backward_kernel", dict(zip(("grad_out", "gate", "value"), (_rows(grad_out), *ctx.rows))))
+        return tuple(served[name].reshape(like.shape).to(like.device, like.dtype) for name in ("grad_gate", "grad_value"))
+
+
+def _served(kernel: str, inputs: dict) -> dict:
+    served = ASK["serve"]({"kernel": kernel, "inputs": inputs})
+    if "error" in served:
+        raise RuntimeError(f"the grader's stand-in for swiglu: {served['error']}")
+    return served
+
+
+ASK: dict[str, Callable[[dict], dict]] = {}  # "serve": the channel to the trusted side, set by triton_watch
+STAND_IN_FUNCTIONS = {"exact": _SwiGLUInPyTorch, "served": _ServedSwiGLU}
+
+
+class StandInFunction:
+    """While active: the module's ``swiglu`` and ``SwiGLUFunction`` are the grader's (``kind``: "exact",
+    SwiGLU computed in PyTorch; "served", the stand-in values served by the trusted process), so the block
+    built on them is judged on its own code, whatever the student's kernels and autograd wiring do."""
+
+    NAMES = ("swiglu", "SwiGLUFunction")
+
+    def __init__(self, module, kind: str) -> None:
+        self.module, self.function = module, STAND_IN_FUNCTIONS[kind]
+        self.saved: dict[str, object] = {}
+
+    def __enter__(self) -> None:
+        for name, replacement in zip(self.NAMES, (self.function.apply, self.function)):
+            if hasattr(self.module, name):
+                self.saved[name] = getattr(self.module, name)
+                setattr(self.module, name, replacement)
+
+    def __exit__(self, *exc_info) -> None:
+        for name, original in self.saved.items():
+            setattr(self.module, name, original)

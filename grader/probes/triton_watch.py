@@ -18,7 +18,7 @@ from grader.probes.triton_memory import CheckedMemory, OutOfBoundsAccess, own_ex
 from types import ModuleType
 from grader.probes.core import CodeUnderTestError, missing, run_stage
 from grader.probes import core
-from grader.probes.stand_ins import KERNELS as STAND_IN_KERNELS, run_stand_in
+from grader.probes.stand_ins import ASK, KERNELS as STAND_IN_KERNELS, run_stand_in
 
 
 # ==================================================================================================
@@ -246,6 +246,9 @@ def _ask_stand_in(request: dict) -> dict:
     if core.STAND_IN_SERVER is None:
         return {"error": "no trusted process serves stand-in values here"}
     return core.STAND_IN_SERVER(request)
+
+
+ASK["serve"] = _ask_stand_in
 
 
 class LaunchGrid:

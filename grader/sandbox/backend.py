@@ -126,7 +126,7 @@ class ChildBackend(ChildStarter, Backend):
             torch.save(request, buffer)
             allowance = evidence_checks.element_allowance(kwargs)
             # Launches of the exercise's kernels are served here, never computed in the child (stand_in_server).
-            server = StandInServer() if kwargs.get("stand_ins") else None
+            server = StandInServer() if kwargs.get("stand_ins") or kwargs.get("stand_in_function") == "served" else None
             answer = None if server is None else functools.partial(
                 server.answer, max_bytes=self.limits.max_reply_mb << 20, max_elements=allowance)
             try:

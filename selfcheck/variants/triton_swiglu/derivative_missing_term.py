@@ -3,7 +3,6 @@
 EXPECT_FAILURES = {
     'test_backward_float32[2d]': {'cause': "backward: grad_gate: the product rule's second term missing"},
     'test_backward_16bit[float16]': {'cause': "backward: grad_gate: the product rule's second term missing"},
-    'test_fused_gradients': {'waits_on': 'test_backward_float32'},
 }
 
 EDITS = [

@@ -4,7 +4,6 @@
 EXPECT_FAILURES = {
     'test_kernels_launched[forward-chunk-bfloat16]': {'cause': 'forward: output dtype'},
     'test_kernels_launched[backward-chunk-bfloat16]': {'cause': 'backward: output dtype'},
-    'test_fused_dtype_kept': {'cause': 'RuntimeError in FusedSwiGLU.forward', 'says': 'bfloat16'},
 }
 
 EDITS = [

@@ -4,7 +4,6 @@
 EXPECT_FAILURES = {
     'test_kernels_launched[forward-long-rows]': {'cause': 'launch', 'says': 'Does the grid round down?'},
     'test_kernels_launched[backward-long-rows]': {'cause': 'launch', 'says': 'no program wrote them'},
-    'test_fused_dropout_share_of_zeros': {'waits_on': 'test_fused_matches_glu[float64-4d]'},
 }
 
 EDITS = [

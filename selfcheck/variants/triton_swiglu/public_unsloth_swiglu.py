@@ -4,6 +4,8 @@ SOURCE = "github.com/unslothai/unsloth (unsloth/kernels/swiglu.py: _fg_kernel, _
 
 # Graded by the suites; the expert's verdict above was written before.
 EXPECT_FAILURES = {
+    'test_forward_float64': {'cause': 'kernels compute float64 in float32'},
+    'test_backward_float64': {'cause': 'kernels compute float64 in float32'},
     'test_inputs_unmodified[backward-contiguous]': {'cause': 'inputs changed'},
     'test_gradcheck_float64': {'cause': 'backward: inputs overwritten'},
 }

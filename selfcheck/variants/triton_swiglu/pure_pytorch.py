@@ -8,7 +8,6 @@ EXPECT_FAILURES = {
     'test_backward_float32[1d]': {'cause': 'KernelSourceError in _swiglu_backward_kernel', 'says': 'defines no @triton.jit function _swiglu_backward_kernel'},
     'test_kernels_launched[forward-contiguous]': {'cause': 'forward: result not from the kernel'},
     'test_autograd_gradients[float32]': {'waits_on': 'test_kernels_launched[forward-chunk-bfloat16]'},
-    'test_fused_uses_kernels': {'waits_on': 'test_kernels_launched[forward-chunk-bfloat16]'},
 }
 
 

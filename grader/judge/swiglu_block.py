@@ -1,0 +1,62 @@
+"""The FusedSwiGLU block's tests judge the block's own code (TODO 6-7), whatever the student's kernels and
+autograd wiring (TODO 1-5) do: the block runs with ``swiglu`` replaced by a function of the grader's
+(``grader/probes/stand_ins.py``). Whether the block calls swiglu at all is judged with the served one,
+whose values come from the trusted process with coefficients fresh for each call (``check_block_calls_swiglu``);
+what it does with swiglu's result (the layers, Wo, dropout, dtype) with the exact one, SwiGLU in PyTorch,
+and counts once the block calls swiglu: a block computed in PyTorch alone earns nothing."""
+
+from __future__ import annotations
+
+import torch
+
+from grader.judge.block_runs import run
+from grader.judge.checks import fail, is_close
+from grader.judge.kernel_target import drawn, session_verdict
+from grader.judge.stand_in_log import BACKWARD, FORWARD, input_tolerance, served_on
+from grader.judge.swiglu_support import EXERCISE, FUSED
+from grader.probes import stand_in_backward, stand_in_forward
+
+
+def check_block_calls_swiglu(target, gen: torch.Generator, device: str) -> None:
+    """With swiglu served by the trusted process: the output is Wo of what a call on (Wg(x), Wv(x)) was served
+    (gate and value in either order: which is which is test_fused_matches_glu's), and x's gradient what the
+    backward on the gradient reaching swiglu was served (in either order: test_autograd_gradients' business)."""
+    got, weights, x, _ = run(target, FUSED, gen, backward=True, device=device, stand_in_function="served")
+    where = f"FusedSwiGLU.forward (TODO 7 in {target.where(EXERCISE)})"
+    tolerance = input_tolerance(x.dtype)
+    w = {k: v.double() for k, v in weights.items()}
+    matched = None
+    for gate_from, value_from in (("Wg", "Wv"), ("Wv", "Wg")):
+        gate, value = (x.double() @ w[f"{name}.weight"].T + w[f"{name}.bias"] for name in (gate_from, value_from))
+        for c in served_on(got, FORWARD, tolerance, gate=gate, value=value):
+            if is_close(got["out"], stand_in_forward(gate, value, c) @ w["Wo.weight"].T + w["Wo.bias"], 1e-9, 1e-10):
+                matched = (gate_from, value_from, gate, value)
+    if matched is None:
+        fail(f"{where} does not get its result from swiglu: with swiglu replaced by a stand-in of the grader's"
+             " (a weighted sum of gate and value), its output was not Wo of what swiglu returned on Wg(x) and"
+             " Wv(x). Compute dropout(Wo(swiglu(Wg(x), Wv(x)))), with the swiglu of this file, not with PyTorch's"
+             " activation functions", cause="block: result not from swiglu", todo="TODO 7")
+    if got["grad_x"] is None:  # no gradient at all: test_fused_gradients says so
+        return
+    gate_from, value_from, gate, value = matched
+    grad_hidden = got["grad_out"].double() @ w["Wo.weight"]
+    grads_x = [gg @ w[f"{gate_from}.weight"] + gv @ w[f"{value_from}.weight"]
+               for c in served_on(got, BACKWARD, tolerance, grad_out=grad_hidden, gate=gate, value=value)
+               for gg, gv in [stand_in_backward(grad_hidden, gate, value, c)]]
+    if not any(is_close(got["grad_x"], g, 1e-9, 1e-10) for g in grads_x):
+        fail(f"{where}: x's gradient does not come from swiglu's backward: with swiglu replaced by a stand-in of the"
+             " grader's, it was not what the stand-in's backward gave through Wg and Wv. Let autograd carry the"
+             " gradient through swiglu (no .detach(), no torch.no_grad())", cause="block: gradient not through swiglu",
+             todo="TODO 7")
+
+
+def expect_block_calls_swiglu(target, device: str, what: str) -> None:
+    """The premise of the block's other tests: the block gets its result from swiglu (test_fused_calls_swiglu'
+    property, judged once per session on drawn data); a block computed in PyTorch alone earns nothing."""
+    def judge() -> None:
+        check_block_calls_swiglu(target, drawn("swiglu block calls swiglu"), device)
+
+    verdict = session_verdict((EXERCISE, id(target), device, "block calls swiglu"), judge, "FusedSwiGLU failed")
+    if verdict:
+        fail(f"{what}: this counts once FusedSwiGLU gets its result from swiglu (test_fused_calls_swiglu passes);"
+             f" it does not yet: {verdict}", waits_on="test_fused_calls_swiglu", todo="TODO 7")
