@@ -35,7 +35,7 @@ PUBLIC = {"triton_swiglu": ["public_attorch_glu", "public_fla_swiglu", "public_f
           "triton_gated_mlp": ["public_flaggems_matmul_bias_activation", "public_attorch_linear_act",
                                "public_kernl_ff_llama", "public_lite_llama_matmul_silu"]}
 SWIGLU_PANEL = ["mask_off_by_one", "derivative_wrong_term", "contiguity_assumed", "autograd_returns_gradients_swapped",
-                "pure_pytorch", "dropout_before_wo", *PUBLIC["triton_swiglu"]]
+                "pure_pytorch", "dropout_before_wo", "block_in_pytorch", *PUBLIC["triton_swiglu"]]
 
 # suite -> (exercise, the panel's variants in selfcheck/variants/<exercise>/); a task split into several
 # suite files is named by its first (``suite_files`` gives them all)
@@ -54,7 +54,7 @@ PANEL = {
     "test_triton_gated_mlp.py": ("triton_gated_mlp", [
         "k_loop_drops_remainder", "k_mask_missing", "accumulates_in_16bit", "bias_after_activation",
         "gate_value_swapped", "dot_in_tf32", "launch_weights_swapped", "combined_halves_swapped",
-        "float32_for_float64", "projection_in_pytorch", "backward_drops_gate_bias",
+        "float32_for_float64", "projection_in_pytorch", "backward_drops_gate_bias", "block_projects_in_pytorch",
         *PUBLIC["triton_gated_mlp"]]),
     "test_triton_swiglu.py": ("triton_swiglu", SWIGLU_PANEL),
 }
@@ -79,11 +79,13 @@ TODOS = {
         "k_loop_drops_remainder": "1", "k_mask_missing": "1", "accumulates_in_16bit": "1", "bias_after_activation": "1",
         "gate_value_swapped": "1", "dot_in_tf32": "1", "launch_weights_swapped": "2", "combined_halves_swapped": "3",
         "float32_for_float64": "2", "projection_in_pytorch": "2", "backward_drops_gate_bias": "4",
+        "block_projects_in_pytorch": "5",
         "public_flaggems_matmul_bias_activation": "1", "public_attorch_linear_act": "1", "public_kernl_ff_llama": "1",
         "public_lite_llama_matmul_silu": "1"},
     "triton_swiglu": {
         "mask_off_by_one": "1, 2", "derivative_wrong_term": "2", "contiguity_assumed": "1, 2",
         "autograd_returns_gradients_swapped": "4", "pure_pytorch": "1-5", "dropout_before_wo": "7",
+        "block_in_pytorch": "7",
         "public_attorch_glu": "1, 2", "public_fla_swiglu": "1, 2", "public_flaggems_silu_and_mul": "1, 2",
         "public_kernel_hyperdrive_swiglu": "1, 2", "public_unsloth_swiglu": "1, 2",
         "public_mamba_swiglu": "1, 2"},

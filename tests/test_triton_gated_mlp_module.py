@@ -1,8 +1,9 @@
 """Graded tests for exercises/triton_gated_mlp.py, the backward (TODO 4) and FusedGatedMLP (TODO 5): GLU's
-layers, the output and gradients against the GLU formula, the kernel doing the projection, and dropout.
-The block runs in float64: each test counts once the kernel computes, in float32 and in float64
-(``test_triton_gated_mlp.py``), and gated_projection gets its result from it
-(``test_triton_gated_mlp_launch.py``), so that a kernel's mistake is charged by the kernel's tests alone.
+layers, the output and gradients against the GLU formula, the projection taken from gated_projection, and
+dropout. They judge the block's own code with gated_projection replaced by the grader's (a stand-in served by
+the grader's process, for whether the block uses gated_projection at all; the exact projection in PyTorch,
+for the rest), so a kernel's or a launch's mistake (TODO 1-3) is charged by their own tests alone, and a
+block that computes its projection in PyTorch earns nothing.
 Run: ``pytest tests/test_triton_gated_mlp*.py`` (``-m gated``)."""
 
 from __future__ import annotations
@@ -16,35 +17,56 @@ pytest.importorskip(
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from grader.judge.kernel_target import rests_on  # noqa: E402
+from grader.judge.kernel_target import drawn, rests_on, session_verdict  # noqa: E402
 from grader.judge.checks import describe_mismatch, fail  # noqa: E402
-from grader.judge.gated_launch import expect_launch_uses_kernel, stand_in_words  # noqa: E402
-from grader.judge.gated_support import (EXERCISE, kernel_verdict, INTERMEDIATE, KERNEL,  # noqa: E402
-                                 torch_activation, WHOLE_K_HIDDEN)
+from grader.judge.gated_support import EXERCISE, INTERMEDIATE, torch_activation, WHOLE_K_HIDDEN  # noqa: E402
 from grader.judge.seam import error_fields, format_error  # noqa: E402
-from grader.judge.stand_in_log import GATED, launches_on, served_values, shown  # noqa: E402
+from grader.judge.stand_in_log import GATED, launches_on, served_values  # noqa: E402
 
 pytestmark = pytest.mark.gated
 
 
+EXACT = {"stand_in_function": "exact"}  # gated_projection computed by the grader, in float64
+
+
+def check_block_uses_projection(target, gen: torch.Generator, activation: str) -> None:
+    """With gated_projection replaced by the grader's served stand-in: the block's output is Wo of what the
+    call on its own x and weights was served (the weights in either order: which is the gate is this test's
+    exact half to judge)."""
+    weights = glu_weights(gen)
+    x = torch.randn(3, 5, WHOLE_K_HIDDEN, generator=gen, dtype=torch.float64)
+    served = module_evidence(target, weights, x, torch.zeros_like(x), activation, train=False,
+                             stand_in_function="served")
+    flat = x.reshape(-1, x.shape[-1])
+    for gate_from, value_from in (("Wg", "Wv"), ("Wv", "Wg")):
+        for launch in launches_on(served, GATED, x=flat, gate_weight=weights[f"{gate_from}.weight"],
+                                  value_weight=weights[f"{value_from}.weight"]):
+            want = F.linear(served_values(launch)["out"], weights["Wo.weight"], weights["Wo.bias"]).reshape(x.shape)
+            if served["out"].shape == want.shape and torch.allclose(served["out"], want, rtol=1e-9,
+                                                                    atol=1e-9 * want.abs().max().item()):
+                return
+    fail(f"FusedGatedMLP(activation={activation!r}).forward does not get its projection from gated_projection:"
+         " with gated_projection replaced by a stand-in of the grader's (a weighted sum of x Wg^T + bg and"
+         " x Wv^T + bv), its output was not Wo of what gated_projection returned on its x and weights. The"
+         " projection must go through GatedProjectionFunction (which calls gated_projection), not PyTorch (TODO 5)",
+         cause="block: projection not from gated_projection", todo="TODO 5")
+
 
 def block_premise(what: str):
-    """The block's premise: the kernel computes, and gated_projection gets its result from it (TODO 1-2),
-    each charged by its own test. The block itself is judged on what it does with its own gated_projection,
-    right or wrong (its wiring), in float64, or in float32 where the kernel does not compute float64 (that
-    is test_forward_float64's to charge, not the block's)."""
+    """The premise of the block's other tests: the block gets its projection from gated_projection (the
+    served half of test_block_matches_glu, judged once per session on drawn data). Whatever the kernel and
+    the launch compute: those are replaced."""
     def premise(arguments: dict) -> None:
-        expect_launch_uses_kernel(arguments["target"], arguments["kernels"], what.format(**arguments))
+        def judge() -> None:
+            check_block_uses_projection(arguments["target"], drawn("gated block uses gated_projection"), "silu")
+
+        verdict = session_verdict((EXERCISE, id(arguments["target"]), "block uses gated_projection"), judge,
+                                  "FusedGatedMLP failed")
+        if verdict:
+            fail(f"{what.format(**arguments)}: this counts once FusedGatedMLP gets its projection from"
+                 f" gated_projection (test_block_matches_glu[silu] passes); it does not yet: {verdict}",
+                 waits_on="test_block_matches_glu[silu]", todo="TODO 5")
     return premise
-
-
-def block_dtype(kernels) -> torch.dtype:
-    return torch.float64 if not kernel_verdict(kernels, torch.float64) else torch.float32
-
-
-def tolerance(dtype: torch.dtype, exact: float) -> float:
-    """``exact`` in float64; in float32, what a float32 (or TF32) projection and its layers can be off by."""
-    return exact if dtype == torch.float64 else 2e-4
 
 
 def glu_weights(gen: torch.Generator, dtype=torch.float64) -> dict:
@@ -88,68 +110,29 @@ def test_block_has_glus_layers(target, gen):
              " layers Wv, Wg and Wo with biases, so that a GLU's weights load into it")
 
 
-def own_projection(target, weights: dict, x: torch.Tensor, activation: str, **options) -> torch.Tensor:
-    """What the code under test's own gated_projection gives on the block's inputs (``options``: with the
-    stand-in kernel): the block is judged on what it does with it (its wiring), so a kernel's or a launch's
-    mistake is charged by their own tests alone."""
-    evidence = target.evidence(EXERCISE, "gated_projection_run", x=x, gate_weight=weights["Wg.weight"],
-                               value_weight=weights["Wv.weight"], gate_bias=weights["Wg.bias"],
-                               value_bias=weights["Wv.bias"], activation=activation, **options)
-    if "error" in evidence:
-        fail("FusedGatedMLP counts once gated_projection runs on its inputs (TODO 1-2): "
-             + format_error(evidence["error"]), waits_on="test_kernel_does_the_work", todo="TODO 2")
-    return evidence["out"]
-
-
 @pytest.mark.points(2)
 @pytest.mark.parametrize("activation", ["silu", "gelu"])
-@rests_on(block_premise("FusedGatedMLP(activation={activation!r}) runs"), alone=True)
-def test_block_matches_glu(target, kernels, gen, activation):
-    dtype = block_dtype(kernels)
-    evidence, weights, x, grad_out = module_run(target, gen, activation, dtype)
-    hidden = own_projection(target, weights, x, activation)
-    want = F.linear(hidden, weights["Wo.weight"], weights["Wo.bias"])
+def test_block_matches_glu(target, gen, activation):
+    evidence, weights, x, _ = module_run(target, gen, activation, **EXACT)
+    want = glu_formula(weights, x, activation)
     got = evidence["out"]
-    tol = tolerance(dtype, 1e-10)
-    if got.shape != want.shape or not torch.allclose(got, want, rtol=tol, atol=tol):
-        detail = describe_mismatch(got, want, tol, tol) if got.shape == want.shape else f"shape {tuple(got.shape)}"
+    if got.shape != want.shape or not torch.allclose(got, want, rtol=1e-10, atol=1e-10):
+        detail = describe_mismatch(got, want, 1e-10, 1e-10) if got.shape == want.shape else f"shape {tuple(got.shape)}"
         fail(f"FusedGatedMLP(activation={activation!r}).forward (TODO 5) is not Wo(gated_projection(x, Wg, Wv))"
-             f" with GLU's weights: the gate's and the value's layers, then Wo, then dropout [{detail}]")
-    # Does the block's projection come from the kernel? The same call with the kernel replaced by a stand-in:
-    # the block's output must be Wo of what a launch on its own x and weights was served (the weights in
-    # either order: a launch that swaps them is test_kernel_does_the_work's to charge).
-    swapped = module_evidence(target, weights, x, grad_out, activation, stand_ins=True, train=False)
-    flat = x.reshape(-1, x.shape[-1])
-    launches = [launch for gate_from, value_from in (("Wg", "Wv"), ("Wv", "Wg"))
-                for launch in launches_on(swapped, GATED, x=flat, gate_weight=weights[f"{gate_from}.weight"],
-                                          value_weight=weights[f"{value_from}.weight"])]
-    tol = tolerance(dtype, 1e-9)
-    for launch in launches:
-        want = F.linear(served_values(launch)["out"].to(dtype), weights["Wo.weight"],
-                        weights["Wo.bias"]).reshape(x.shape)
-        if swapped["out"].shape == want.shape and torch.allclose(swapped["out"], want, rtol=tol,
-                                                                 atol=tol * want.abs().max().item()):
-            return
-    fail(f"FusedGatedMLP(activation={activation!r}).forward does not get its projection from {KERNEL}:"
-         f" {stand_in_words(shown(swapped, GATED))}, its output was not Wo of what a"
-         f" launch on its x and weights was served. The projection must go through GatedProjectionFunction, one"
-         f" launch of {KERNEL} (TODO 5)")
+             f" with GLU's weights (gated_projection replaced by the exact one): the gate's and the value's layers,"
+             f" then Wo, then dropout [{detail}]", todo="TODO 5")
+    check_block_uses_projection(target, gen, activation)
 
 
 @pytest.mark.points(2)
-@rests_on(block_premise("FusedGatedMLP's backward runs"), alone=True)
-def test_block_gradients(target, kernels, gen):
-    dtype = block_dtype(kernels)
-    evidence, weights, x, grad_out = module_run(target, gen, "gelu", dtype)
+@rests_on(block_premise("FusedGatedMLP's backward"), alone=True)
+def test_block_gradients(target, gen):
+    evidence, weights, x, grad_out = module_run(target, gen, "gelu", **EXACT)
     leaves = {k: v.double().requires_grad_(True) for k, v in weights.items()}
     xs = x.double().requires_grad_(True)
     glu_formula(leaves, xs, "gelu").backward(grad_out.double())
     want = {name: p.grad for name, p in leaves.items()}
-    # Wo's gradient is grad_out^T times what the forward computed: the code under test's own projection,
-    # so that a forward mistake is the forward tests' to charge. The rest is the backward's (TODO 4).
-    hidden = own_projection(target, weights, x, "gelu")
-    want["Wo.weight"] = grad_out.double().reshape(-1, WHOLE_K_HIDDEN).T @ hidden.double().reshape(-1, INTERMEDIATE)
-    tol = tolerance(dtype, 1e-8)
+    tol = 1e-8
 
     def close(got, expected) -> bool:
         return got is not None and got.shape == expected.shape and torch.allclose(
@@ -165,9 +148,9 @@ def test_block_gradients(target, kernels, gen):
 
 
 @pytest.mark.points(1)
-@rests_on(block_premise("FusedGatedMLP runs in training"), alone=True)
-def test_block_dropout(target, kernels, gen):
-    evidence, *_ = module_run(target, gen, "silu", block_dtype(kernels), dropout=0.5, train=True)
+@rests_on(block_premise("FusedGatedMLP's dropout"), alone=True)
+def test_block_dropout(target, gen):
+    evidence, *_ = module_run(target, gen, "silu", dropout=0.5, train=True, **EXACT)
     zeros = (evidence["out"] == 0).double().mean().item()
     # 960 outputs (3 x 5 x 64), share 0.5: 0.2 either side is over twelve standard deviations.
     if not 0.3 <= zeros <= 0.7:

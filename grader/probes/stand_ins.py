@@ -24,6 +24,7 @@ from typing import Callable
 
 import torch
 
+from grader.probes.activations import ACTIVATIONS
 from grader.probes.triton_bounds import layout_note
 from grader.probes.triton_memory import OutOfBoundsAccess
 
@@ -201,23 +202,49 @@ def _served(kernel: str, inputs: dict) -> dict:
     return served
 
 
+def _gated_projection_in_pytorch(x, gate_weight, value_weight, gate_bias=None, value_bias=None, activation="silu"):
+    """act(x Wg^T + bg) * (x Wv^T + bv) in float64, rounded once to x's dtype: what a right gated_projection
+    returns (not secret, as _swiglu_in_pytorch)."""
+    d = torch.float64
+    gate = torch.nn.functional.linear(x.to(d), gate_weight.to(d), None if gate_bias is None else gate_bias.to(d))
+    value = torch.nn.functional.linear(x.to(d), value_weight.to(d), None if value_bias is None else value_bias.to(d))
+    return (ACTIVATIONS[activation]()(gate) * value).to(x.dtype)
+
+
+def _served_gated_projection(x, gate_weight, value_weight, gate_bias=None, value_bias=None, activation="silu"):
+    """One launch of the gated stand-in on x's rows, served by the trusted process (as _ServedSwiGLU)."""
+    inputs = {"x": _rows(x), "gate_weight": _rows(gate_weight), "value_weight": _rows(value_weight)}
+    if gate_bias is not None:
+        inputs.update(gate_bias=gate_bias.detach().to("cpu", copy=True), value_bias=value_bias.detach().to("cpu", copy=True))
+    served = ASK["serve"]({"kernel": "_gated_projection_kernel", "inputs": inputs, "activation": activation,
+                           "compute": "float64" if x.dtype == torch.float64 else "float32"})
+    if "error" in served:
+        raise RuntimeError(f"the grader's stand-in for gated_projection: {served['error']}")
+    return served["out"].reshape(*x.shape[:-1], -1).to(x.device, x.dtype)
+
+
 ASK: dict[str, Callable[[dict], dict]] = {}  # "serve": the channel to the trusted side, set by triton_watch
-STAND_IN_FUNCTIONS = {"exact": _SwiGLUInPyTorch, "served": _ServedSwiGLU}
+# kind -> the module's names and what replaces each while a StandInFunction is active
+STAND_IN_FUNCTIONS = {
+    "exact": {"swiglu": _SwiGLUInPyTorch.apply, "SwiGLUFunction": _SwiGLUInPyTorch,
+              "gated_projection": _gated_projection_in_pytorch},
+    "served": {"swiglu": _ServedSwiGLU.apply, "SwiGLUFunction": _ServedSwiGLU,
+               "gated_projection": _served_gated_projection},
+}
 
 
 class StandInFunction:
-    """While active: the module's ``swiglu`` and ``SwiGLUFunction`` are the grader's (``kind``: "exact",
-    SwiGLU computed in PyTorch; "served", the stand-in values served by the trusted process), so the block
-    built on them is judged on its own code, whatever the student's kernels and autograd wiring do."""
-
-    NAMES = ("swiglu", "SwiGLUFunction")
+    """While active: the module's ``swiglu`` and ``SwiGLUFunction`` (the SwiGLU exercise) or ``gated_projection``
+    (the gated one) are the grader's (``kind``: "exact", computed in PyTorch; "served", the stand-in values
+    served by the trusted process), so the block built on them is judged on its own code, whatever the
+    student's kernels, launch and autograd wiring do."""
 
     def __init__(self, module, kind: str) -> None:
-        self.module, self.function = module, STAND_IN_FUNCTIONS[kind]
+        self.module, self.replacements = module, STAND_IN_FUNCTIONS[kind]
         self.saved: dict[str, object] = {}
 
     def __enter__(self) -> None:
-        for name, replacement in zip(self.NAMES, (self.function.apply, self.function)):
+        for name, replacement in self.replacements.items():
             if hasattr(self.module, name):
                 self.saved[name] = getattr(self.module, name)
                 setattr(self.module, name, replacement)

@@ -7,7 +7,6 @@
 EXPECT_FAILURES = {
     'test_forward_float32[silu]': {'cause': 'never_written'},
     'test_kernel_does_the_work': {'waits_on': 'test_forward_float32[silu]'},
-    'test_block_matches_glu[silu]': {'waits_on': 'test_kernel_does_the_work'},
 }
 
 EDITS = [

@@ -6,10 +6,6 @@ EXPECT_FAILURES = {
     'test_combined_weight': {'waits_on': 'test_kernel_does_the_work'},
     'test_combined_weight_not_copied': {'waits_on': 'test_kernel_does_the_work'},
     'test_no_tokens': {'waits_on': 'test_kernel_does_the_work'},
-    'test_block_matches_glu[silu]': {'waits_on': 'test_kernel_does_the_work'},
-    'test_block_matches_glu[gelu]': {'waits_on': 'test_kernel_does_the_work'},
-    'test_block_gradients': {'waits_on': 'test_kernel_does_the_work'},
-    'test_block_dropout': {'waits_on': 'test_kernel_does_the_work'},
 }
 
 EDITS = [
