@@ -58,7 +58,7 @@ def test_forward_16bit(kernels, gen, dtype, device):
 
 # The float64 tests judge float64 arithmetic: an access out of bounds is the value and bounds tests' to charge
 # (its lanes are left out, the values inside judged: bounds "apart").
-@pytest.mark.points(2)
+@pytest.mark.points(3)
 def test_forward_float64(kernels, gen, device):
     evidence, gate, value, _ = run_kernels(kernels, gen, "forward", HALF_SHAPE, dtype=torch.float64, device=device,
                                            bounds="apart")
@@ -126,7 +126,7 @@ def test_backward_16bit(kernels, gen, dtype, device):
     check_backward(kernels, evidence, grad_out, gate, value)
 
 
-@pytest.mark.points(2)
+@pytest.mark.points(3)
 def test_backward_float64(kernels, gen, device):
     evidence, gate, value, grad_out = run_kernels(kernels, gen, "backward", HALF_SHAPE, dtype=torch.float64,
                                                   device=device, bounds="apart")
