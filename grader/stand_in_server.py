@@ -21,6 +21,7 @@ from grader.probes.stand_ins import GATED_ACTIVATIONS, KERNELS, serve
 LOG_KEY = "stand_in_launches"
 MAX_LAUNCHES = 64  # per probe call: the suites' calls launch each kernel once or twice
 MAX_WORK = 1 << 28  # multiply-adds one gated launch may cost: far above the suites' sizes
+MAX_OUTPUT = 1 << 22  # elements one launch's values may hold (the suites' largest: about 10^4)
 _RANDOM = secrets.SystemRandom()
 
 
@@ -55,6 +56,8 @@ def check_request(request: object) -> dict:
         shapes = {tuple(inputs[name].shape) if name in inputs else None for name in names}
         if len(shapes) != 1 or None in shapes or len(next(iter(shapes))) != 2:
             raise BadRequest("inputs that are not rows of one shape")
+        if math.prod(next(iter(shapes))) > MAX_OUTPUT:
+            raise BadRequest("far more rows than any test asks for")
         return request
     x, wg, wv = (inputs.get(name) for name in names[:3])
     if any(t is None or t.dim() != 2 for t in (x, wg, wv)) or wg.shape != wv.shape or x.shape[1] != wg.shape[1]:
@@ -64,8 +67,8 @@ def check_request(request: object) -> dict:
         raise BadRequest("both biases of shape (N,), or neither")
     if request.get("activation") not in GATED_ACTIVATIONS or request.get("compute") not in ("float32", "float64"):
         raise BadRequest("an activation or COMPUTE_DTYPE the stub does not name")
-    if math.prod((x.shape[0], *wg.shape)) > MAX_WORK:
-        raise BadRequest("far more work than any test asks for")
+    if x.shape[1] < 1 or math.prod((x.shape[0], *wg.shape)) > MAX_WORK or x.shape[0] * wg.shape[0] > MAX_OUTPUT:
+        raise BadRequest("no hidden features, or far more work than any test asks for")
     return request
 
 
@@ -88,6 +91,8 @@ class StandInServer:
             served = serve(request, coefficients)
         except (BadRequest, evidence_checks.BadEvidence) as exc:
             reply: dict = {"error": str(exc)}
+        except Exception as exc:  # noqa: BLE001 - whatever the request makes the formula raise, the grader goes on
+            reply = {"error": f"the grader could not compute the stand-in's values ({type(exc).__name__})"}
         else:
             self.launches.append({**request, "coefficients": coefficients})
             reply = served

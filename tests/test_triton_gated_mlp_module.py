@@ -138,6 +138,10 @@ def test_block_gradients(target, gen):
         return got is not None and got.shape == expected.shape and torch.allclose(
             got.double(), expected, rtol=tol, atol=tol * expected.abs().nan_to_num().max().item())
 
+    if evidence["grad_x"] is None and all(evidence["grads"].get(name) is None for name in ("Wg.weight", "Wv.weight")):
+        fail("FusedGatedMLP.forward (TODO 5): no gradient reached x, Wg or Wv: the projection must go through"
+             " GatedProjectionFunction.apply, whose backward (TODO 4) gives them; the kernel's output has none",
+             todo="TODO 5")
     wrong = [name for name in want if not close(evidence["grads"].get(name), want[name])]
     if not close(evidence["grad_x"], xs.grad):
         wrong.insert(0, "x")

@@ -202,9 +202,11 @@ def _served(kernel: str, inputs: dict) -> dict:
     return served
 
 
+@torch.no_grad()
 def _gated_projection_in_pytorch(x, gate_weight, value_weight, gate_bias=None, value_bias=None, activation="silu"):
     """act(x Wg^T + bg) * (x Wv^T + bv) in float64, rounded once to x's dtype: what a right gated_projection
-    returns (not secret, as _swiglu_in_pytorch)."""
+    returns (not secret, as _swiglu_in_pytorch). Without gradients, as the kernel's output has none: the
+    block's gradients must come from GatedProjectionFunction.backward (TODO 4), not from PyTorch's autograd."""
     d = torch.float64
     gate = torch.nn.functional.linear(x.to(d), gate_weight.to(d), None if gate_bias is None else gate_bias.to(d))
     value = torch.nn.functional.linear(x.to(d), value_weight.to(d), None if value_bias is None else value_bias.to(d))
@@ -214,8 +216,9 @@ def _gated_projection_in_pytorch(x, gate_weight, value_weight, gate_bias=None, v
 def _served_gated_projection(x, gate_weight, value_weight, gate_bias=None, value_bias=None, activation="silu"):
     """One launch of the gated stand-in on x's rows, served by the trusted process (as _ServedSwiGLU)."""
     inputs = {"x": _rows(x), "gate_weight": _rows(gate_weight), "value_weight": _rows(value_weight)}
-    if gate_bias is not None:
-        inputs.update(gate_bias=gate_bias.detach().to("cpu", copy=True), value_bias=value_bias.detach().to("cpu", copy=True))
+    inputs.update({name: bias.detach().to("cpu", copy=True) for name, bias in (("gate_bias", gate_bias),
+                                                                              ("value_bias", value_bias))
+                   if bias is not None})
     served = ASK["serve"]({"kernel": "_gated_projection_kernel", "inputs": inputs, "activation": activation,
                            "compute": "float64" if x.dtype == torch.float64 else "float32"})
     if "error" in served:

@@ -228,7 +228,8 @@ class ChildBackend(ChildStarter, Backend):
         started = time.monotonic()
         child.stage = stage
         try:
-            child.send(kind, payload)
+            child.send(kind, payload, started + limit, f"did not take the grader's request within {limit:.0f} s:"
+                       " the process running your code stopped reading it")
             # Say which limit stopped it: the call's own, or what was left of the task's budget.
             stopped = (f"did not finish within {limit:.0f} s and was stopped" if limit >= (timeout or self.limits.call_timeout)
                        else f"was stopped after {limit:.0f} s, when the task's time budget"

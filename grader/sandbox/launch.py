@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import queue
+import select
 import shutil
 import signal
 import subprocess
@@ -128,7 +129,8 @@ class ChildProcess:
             pass
         self._put(("eof", b""))
 
-    def send(self, kind: bytes, payload: bytes) -> None:
+    def send(self, kind: bytes, payload: bytes, deadline: float | None = None, timeout_text: str = "") -> None:
+        """``deadline``: the write gives up then (``_write``); None: it may block (a child just started)."""
         # A reply nobody asked for is a protocol violation; stage names left over are harmless.
         for _ in range(self.frames.maxsize + 1):
             try:
@@ -138,6 +140,9 @@ class ChildProcess:
             if leftover != b"S":
                 raise ChildFailure("ChildExited", self._death() if leftover in ("eof", "protocol") else
                                    "the process running your code sent a reply nobody asked for", self.stage)
+        if deadline is not None:
+            self._write(kind, payload, deadline, timeout_text)
+            return
         try:
             self.proc.stdin.write(HEADER.pack(kind, len(payload)) + payload)
             self.proc.stdin.flush()
@@ -164,17 +169,28 @@ class ChildProcess:
                 if answer is None:
                     raise ChildFailure("ChildExited", "the process running your code asked for stand-in values"
                                        " in a call that uses none", self.stage)
-                self._answer(answer(payload))
+                self._write(b"A", answer(payload), deadline, timeout_text)
             elif kind == "protocol":
                 raise ChildFailure("ChildExited", f"the process running your code {payload}", self.stage)
             elif kind == "eof":
                 raise ChildFailure("ChildExited", self._death(), self.stage)
             # anything else is noise the code under test wrote into the channel: ignore it
 
-    def _answer(self, payload: bytes) -> None:
+    def _write(self, kind: bytes, payload: bytes, deadline: float, timeout_text: str) -> None:
+        """Write a frame within the call's deadline: a child that stops reading (its code replaced os.read, or
+        it asks for stand-in values and never reads the answers) fills the pipe, and a blocking write would
+        then wait for it for ever. A pipe with room for PIPE_BUF bytes is reported writable, and a write of
+        at most that many never blocks."""
+        data = memoryview(HEADER.pack(kind, len(payload)) + payload)
         try:
-            self.proc.stdin.write(HEADER.pack(b"A", len(payload)) + payload)
             self.proc.stdin.flush()
+            fd = self.proc.stdin.fileno()
+            while data:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise ChildFailure("Timeout", timeout_text, self.stage)
+                if select.select([], [fd], [], remaining)[1]:
+                    data = data[os.write(fd, data[:select.PIPE_BUF]):]
         except (BrokenPipeError, OSError, ValueError):
             raise ChildFailure("ChildExited", self._death(), self.stage) from None
 
