@@ -16,6 +16,11 @@ coefficients count only for the inputs that launch was served): ``grader/judge/s
 
 Each launch is read through the names and strides the stub's kernel signature gives, so the served
 values also tell whether the launch passed the right tensors, strides and flags.
+
+The stand-in functions (``StandInFunction``) go one level up: they replace ``swiglu`` / ``SwiGLUFunction`` or
+``gated_projection`` themselves, so the blocks built on them are judged on the blocks' own code: "served"
+(the same trusted values, to tell whether the block uses the function at all) or "exact" (the formula in
+PyTorch, not secret, for what the block does with it).
 """
 
 from __future__ import annotations
