@@ -36,3 +36,9 @@ def load(exercise: str) -> tuple[ModuleType, str]:
 def not_yet(error: NotImplementedError, what: str) -> None:
     """What a section says while the TODO it needs is not done."""
     print(f"Not implemented yet: {error}\n-> {what} Come back and re-run this cell once that TODO is done.")
+
+
+def not_right(error: Exception, what: str, command: str) -> None:
+    """What a section says when the code it needs is written but does not do what the section checks yet: one
+    line, with the command that says what differs, and the notebook runs on."""
+    print(f"Not right yet ({type(error).__name__}: {error})\n-> {what} `{command}` says what differs.")
