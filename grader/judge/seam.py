@@ -157,6 +157,10 @@ def make_backend(target: str):
     return IsolatingBackend(target)
 
 
+# The class -> the tests of its layers, where they are not test_mlp.py's (a load_state_dict error's pointer)
+LAYER_TESTS = {"FusedSwiGLU": "test_fused_layers", "FusedGatedMLP": "test_block_has_glus_layers"}
+
+
 def format_error(error: dict) -> str:
     """One line a stuck student can act on."""
     if error.get("not_implemented"):
@@ -171,8 +175,8 @@ def format_error(error: dict) -> str:
         return f"{error['stage']} {error['message']}{where}"
     hint = ""
     if error["stage"].endswith(".load_state_dict"):
-        hint = (" (the tests load their own weights into your layers by name and shape:"
-                " test_layer_names and test_parameter_shapes say what differs)")
+        layer_tests = LAYER_TESTS.get(error["stage"].split(".")[0], "test_layer_names and test_parameter_shapes")
+        hint = f" (the tests load their own weights into your layers by name and shape: {layer_tests} say what differs)"
     return f"{error['stage']} raised {error['type']}: {error['message']}{where}{hint}"
 
 

@@ -29,7 +29,9 @@ def check_block_calls_swiglu(target, gen: torch.Generator, device: str) -> None:
     for gate_from, value_from in (("Wg", "Wv"), ("Wv", "Wg")):
         gate, value = (x.double() @ w[f"{name}.weight"].T + w[f"{name}.bias"] for name in (gate_from, value_from))
         for c in served_on(got, FORWARD, tolerance, gate=gate, value=value):
-            if is_close(got["out"], stand_in_forward(gate, value, c) @ w["Wo.weight"].T + w["Wo.bias"], 1e-9, 1e-10):
+            # Wo with its bias or without: a missing bias is test_fused_layers' to charge.
+            if any(is_close(got["out"], stand_in_forward(gate, value, c) @ w["Wo.weight"].T + bias, 1e-9, 1e-10)
+                   for bias in (w["Wo.bias"], 0.0)):
                 matched = (gate_from, value_from, gate, value)
     if matched is None:
         fail(f"{where} does not get its result from swiglu: with swiglu replaced by a stand-in of the grader's"

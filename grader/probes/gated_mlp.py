@@ -79,10 +79,11 @@ def _kernel_alone(launch):
 @probe
 def gated_module_run(module: ModuleType, hidden: int, intermediate: int, activation: str, weights: dict,
                      x: torch.Tensor, grad_out: torch.Tensor, dropout: float = 0.0, train: bool = False,
-                     run: bool = True, device: str | None = None) -> dict:
+                     run: bool = True, device: str | None = None, backward: bool = True) -> dict:
     """FusedGatedMLP built, given ``weights`` (GLU's names) and run forward (and backward with
     ``grad_out``): its layer names, output, and the gradients of x and of every parameter. Without
-    ``run``: built only, its layer names. ``device``: as for gated_projection_run."""
+    ``run``: built only, its layer names; without ``backward``: the forward alone (a test of the output does
+    not fail on the backward's mistakes). ``device``: as for gated_projection_run."""
     device = device or kernel_device()
     cls = getattr(module, "FusedGatedMLP", None)
     if cls is None:
@@ -101,7 +102,7 @@ def gated_module_run(module: ModuleType, hidden: int, intermediate: int, activat
     if not isinstance(out, torch.Tensor):
         raise CodeUnderTestError("FusedGatedMLP.forward", TypeError(f"returned {describe_result(out)}, not a Tensor"))
     evidence = {"names": names, "out": to_cpu(out), "kernels": watch.ours()}
-    if not train:
+    if not train and backward:
         run_stage("GatedProjectionFunction.backward", out.backward, grad_out.to(device=device, dtype=out.dtype))
         evidence["grad_x"] = to_cpu(xi.grad)
         evidence["grads"] = {n: to_cpu(p.grad) for n, p in block.named_parameters()}
