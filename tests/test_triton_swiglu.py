@@ -26,6 +26,7 @@ from grader.judge.kernel_target import rests_on  # noqa: E402
 from grader.judge.seam import error_fields, format_error  # noqa: E402
 from grader.judge.stand_in_log import BACKWARD, FORWARD, served_on, shown  # noqa: E402
 from grader.judge.swiglu_diagnosis import (bounds_mode, check_backward, check_dtype, check_forward,  # noqa: E402
+                                    expect_float64_arithmetic,
                                     expect_kernel_computes,
                                     expect_told_on_more_elements, kernel_verdict, KERNEL_INPUTS,
                                     LONG_ROWS, memory_map, same_as_kernel)
@@ -133,22 +134,6 @@ def test_backward_float64(kernels, gen, device):
     expect_float64_arithmetic(evidence, dict(zip(("grad_gate", "grad_value"), backward_formula(grad_out, gate, value))),
                               "backward")
     check_backward(kernels, evidence, grad_out, gate, value)
-
-
-def expect_float64_arithmetic(evidence: dict, wants: dict, op: str) -> None:
-    """A float64 result off by about float32's rounding (and no more) was computed in float32, in whole or in
-    part (a gate or a sigmoid cast to tl.float32): named as such, whichever part it was."""
-    for name, want in wants.items():
-        got = evidence.get(name)
-        if not isinstance(got, torch.Tensor) or got.dtype != torch.float64 or got.shape != want.shape or not got.numel():
-            continue  # shape, dtype and the rest: check_forward / check_backward say what is wrong
-        error = float((got - want).abs().max() / want.abs().max().clamp_min(1e-300))
-        if 1e-12 < error < 1e-5:
-            fail(f"{KERNEL[op][0]} ({KERNEL[op][1]}): {name} for float64 inputs is off by about float32 precision (largest error"
-                 f" {error:.1e} of the largest value): the kernel computes float64 in float32, in whole or in part."
-                 " Convert everything you load with .to(COMPUTE_DTYPE), which is float64 for float64 tensors, never"
-                 " to a fixed tl.float32, and call tl.sigmoid and tl.exp on those values",
-                 cause="kernels compute float64 in float32", todo=KERNEL[op][1])
 
 
 @pytest.mark.points(1)

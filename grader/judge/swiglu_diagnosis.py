@@ -302,6 +302,22 @@ def writes_verdict(kernels, op: str, device: str) -> str:
     return session_verdict((EXERCISE, id(kernels), op, device, "writes"), judge, f"the {op} kernel failed")
 
 
+def expect_float64_arithmetic(evidence: dict, wants: dict, op: str) -> None:
+    """A float64 result off by about float32's rounding (and no more) was computed in float32, in whole or in
+    part (a gate or a sigmoid cast to tl.float32): named as such, whichever part it was."""
+    for name, want in wants.items():
+        got = evidence.get(name)
+        if not isinstance(got, torch.Tensor) or got.dtype != torch.float64 or got.shape != want.shape or not got.numel():
+            continue  # shape, dtype and the rest: check_forward / check_backward say what is wrong
+        error = float((got - want).abs().max() / want.abs().max().clamp_min(1e-300))
+        if 1e-12 < error < 1e-5:
+            fail(f"{KERNEL[op][0]} ({KERNEL[op][1]}): {name} for float64 inputs is off by about float32 precision (largest error"
+                 f" {error:.1e} of the largest value): the kernel computes float64 in float32, in whole or in part."
+                 " Convert everything you load with .to(COMPUTE_DTYPE), which is float64 for float64 tensors, never"
+                 " to a fixed tl.float32, and call tl.sigmoid and tl.exp on those values",
+                 cause="kernels compute float64 in float32", todo=KERNEL[op][1])
+
+
 def expect_kernel_computes(kernels, op: str, device: str, what: str) -> None:
     """A property of the ``op`` kernel that any kernel which writes its results can show (bounds, inputs
     untouched, empty input, other layouts) counts once it does: a kernel that writes nothing has every one

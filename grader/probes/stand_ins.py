@@ -25,10 +25,9 @@ PyTorch, not secret, for what the block does with it).
 
 from __future__ import annotations
 
-from typing import Callable
-
 import torch
 
+from grader.probes import core
 from grader.probes.activations import ACTIVATIONS
 from grader.probes.triton_bounds import layout_note
 from grader.probes.triton_memory import OutOfBoundsAccess
@@ -147,9 +146,16 @@ LAUNCH_LIKE = {
 }
 
 
-def run_stand_in(kernel: str, args: dict, ask: Callable[[dict], dict]) -> None:
-    """Write the values served for this launch (``ask``: the channel to the trusted side) where ``kernel``
-    would, whatever grid the launch code picked."""
+def ask(request: dict) -> dict:
+    """The values the trusted process serves for ``request`` (``core.STAND_IN_SERVER``: the child's channel
+    to its parent, or the seam's server in the grader's own process), or {"error"}."""
+    if core.STAND_IN_SERVER is None:
+        return {"error": "no trusted process serves stand-in values here"}
+    return core.STAND_IN_SERVER(request)
+
+
+def run_stand_in(kernel: str, args: dict) -> None:
+    """Write the values served for this launch where ``kernel`` would, whatever grid the launch code picked."""
     try:
         request, outputs = launch_request(kernel, args)
     except OutOfBoundsAccess:
@@ -201,7 +207,7 @@ class _ServedSwiGLU(torch.autograd.Function):
 
 
 def _served(kernel: str, inputs: dict) -> dict:
-    served = ASK["serve"]({"kernel": kernel, "inputs": inputs})
+    served = ask({"kernel": kernel, "inputs": inputs})
     if "error" in served:
         raise RuntimeError(f"the grader's stand-in for swiglu: {served['error']}")
     return served
@@ -224,14 +230,13 @@ def _served_gated_projection(x, gate_weight, value_weight, gate_bias=None, value
     inputs.update({name: bias.detach().to("cpu", copy=True) for name, bias in (("gate_bias", gate_bias),
                                                                               ("value_bias", value_bias))
                    if bias is not None})
-    served = ASK["serve"]({"kernel": "_gated_projection_kernel", "inputs": inputs, "activation": activation,
+    served = ask({"kernel": "_gated_projection_kernel", "inputs": inputs, "activation": activation,
                            "compute": "float64" if x.dtype == torch.float64 else "float32"})
     if "error" in served:
         raise RuntimeError(f"the grader's stand-in for gated_projection: {served['error']}")
     return served["out"].reshape(*x.shape[:-1], -1).to(x.device, x.dtype)
 
 
-ASK: dict[str, Callable[[dict], dict]] = {}  # "serve": the channel to the trusted side, set by triton_watch
 # kind -> the module's names and what replaces each while a StandInFunction is active
 STAND_IN_FUNCTIONS = {
     "exact": {"swiglu": _SwiGLUInPyTorch.apply, "SwiGLUFunction": _SwiGLUInPyTorch,

@@ -17,8 +17,7 @@ from grader.probes.triton_bounds import describe_access, layout_note, nearest_te
 from grader.probes.triton_memory import CheckedMemory, OutOfBoundsAccess, own_extents
 from types import ModuleType
 from grader.probes.core import CodeUnderTestError, missing, run_stage
-from grader.probes import core
-from grader.probes.stand_ins import ASK, KERNELS as STAND_IN_KERNELS, run_stand_in
+from grader.probes.stand_ins import KERNELS as STAND_IN_KERNELS, run_stand_in
 
 
 # ==================================================================================================
@@ -115,7 +114,7 @@ class _TritonGuard:
                 watch.launched(name, getattr(fn, "__module__", "?"), tensors, _resolved(grid, dict(named)))
             if (guard.stand_ins is not None and name in STAND_IN_KERNELS
                     and getattr(fn, "__module__", None) == guard.stand_ins):
-                return run_stand_in(name, dict(named), _ask_stand_in)
+                return run_stand_in(name, dict(named))
             outer, outer_told = guard.running, guard.told_in_launch
             guard.running = (name, [(arg, *_extent(t), layout_note(t)) for arg, t in tensors],
                              {arg: (t.data_ptr(), tuple(t.shape), tuple(t.stride())) for arg, t in tensors})
@@ -240,15 +239,6 @@ class StandIns:
 
     def __exit__(self, *exc_info) -> None:
         guard_triton().stand_ins = None
-
-
-def _ask_stand_in(request: dict) -> dict:
-    if core.STAND_IN_SERVER is None:
-        return {"error": "no trusted process serves stand-in values here"}
-    return core.STAND_IN_SERVER(request)
-
-
-ASK["serve"] = _ask_stand_in
 
 
 class LaunchGrid:
