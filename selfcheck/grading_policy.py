@@ -34,7 +34,8 @@ PUBLIC = {"triton_swiglu": ["public_attorch_glu", "public_fla_swiglu", "public_f
                             "public_kernel_hyperdrive_swiglu", "public_unsloth_swiglu", "public_mamba_swiglu"],
           "triton_gated_mlp": ["public_flaggems_matmul_bias_activation", "public_attorch_linear_act",
                                "public_kernl_ff_llama", "public_lite_llama_matmul_silu"]}
-SWIGLU_PANEL = ["mask_off_by_one", "derivative_wrong_term", "contiguity_assumed", "autograd_returns_gradients_swapped",
+SWIGLU_PANEL = ["forward_mask_off_by_one", "forward_without_masks", "sigmoid_instead_of_silu", "mask_off_by_one",
+                "derivative_wrong_term", "contiguity_assumed", "autograd_returns_gradients_swapped",
                 "pure_pytorch", "dropout_before_wo", "block_in_pytorch", *PUBLIC["triton_swiglu"]]
 
 # suite -> (exercise, the panel's variants in selfcheck/variants/<exercise>/); a task split into several
@@ -83,6 +84,7 @@ TODOS = {
         "public_flaggems_matmul_bias_activation": "1", "public_attorch_linear_act": "1", "public_kernl_ff_llama": "1",
         "public_lite_llama_matmul_silu": "1"},
     "triton_swiglu": {
+        "forward_mask_off_by_one": "1", "forward_without_masks": "1", "sigmoid_instead_of_silu": "1",
         "mask_off_by_one": "1, 2", "derivative_wrong_term": "2", "contiguity_assumed": "1, 2",
         "autograd_returns_gradients_swapped": "4", "pure_pytorch": "1-5", "dropout_before_wo": "7",
         "block_in_pytorch": "7",

@@ -12,6 +12,7 @@ line, and what the code says instead.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -213,6 +214,45 @@ def test_test_counts_quoted_are_the_suites(collected):
                         wrong.append(f"{doc.relative_to(REPO)}:{number}: {count} tests in {suite};"
                                      f" it collects {collected[suite]}")
     # A count quoted must be right; the docs need not quote any (a new test is not a docs edit).
+    assert not wrong, "\n".join(wrong)
+
+
+def declared_points() -> dict[str, dict[str, int]]:
+    """Task -> test function -> its ``@pytest.mark.points``, read from the suites' source (not run)."""
+    points: dict[str, dict[str, int]] = {}
+    for task in TASKS:
+        for suite in task.suites:
+            for node in ast.walk(ast.parse((REPO / "tests" / suite).read_text())):
+                for marker in getattr(node, "decorator_list", []):
+                    if (isinstance(marker, ast.Call) and ast.unparse(marker.func) == "pytest.mark.points"
+                            and node.name.startswith("test_")):
+                        points.setdefault(task.name, {})[node.name] = marker.args[0].value
+    return points
+
+
+POINTS_ROW = re.compile(r"^\| (?P<tests>`test_[^|]+)\| (?P<points>\d+)(?: each)? \|")
+
+
+def test_the_points_tables_are_the_tests_markers():
+    """docs/exercises.md's tables of tests and points: each row's points are each named test's marker."""
+    declared, wrong, tables = declared_points(), [], [[]]
+    for number, line in enumerate((REPO / "docs" / "exercises.md").read_text().splitlines(), 1):
+        if not line.startswith("|"):
+            tables.append([])
+        elif row := POINTS_ROW.match(line):
+            names = [re.sub(r"\[.*", "", name) for name in re.findall(r"`(test_[^`]+)`", row["tests"])]
+            tables[-1].append((number, int(row["points"]), names))
+    for table in filter(None, tables):
+        # the task whose suites hold every test the table names (test_forward_float32 is in two)
+        matches = lambda name, test: re.fullmatch(re.escape(name).replace(r"\*", ".*"), test)  # noqa: E731
+        task = next((task for task, tests in declared.items()
+                     if all(any(matches(name, test) for test in tests) for _, _, names in table for name in names)),
+                    None)
+        assert task, f"docs/exercises.md:{table[0][0]}: a points table naming tests no task's suites hold"
+        for number, points, names in table:
+            wrong += [f"docs/exercises.md:{number}: {test} is worth {points} there; its marker says {worth}"
+                      for name in names for test, worth in declared[task].items()
+                      if matches(name, test) and worth != points]
     assert not wrong, "\n".join(wrong)
 
 

@@ -42,7 +42,7 @@ pytestmark = pytest.mark.swiglu
 
 # ------------------------------------------------------------------------------ the forward kernel
 
-@pytest.mark.points(1)
+@pytest.mark.points(5)
 @pytest.mark.parametrize("shape", SHAPES.values(), ids=SHAPES.keys())
 @rests_on(lambda a: expect_told_on_more_elements(a["kernels"], "forward", a["device"], a["shape"]), counts_once=False)
 def test_forward_float32(kernels, gen, shape, device):
@@ -50,7 +50,7 @@ def test_forward_float32(kernels, gen, shape, device):
     check_forward(kernels, evidence, gate, value)
 
 
-@pytest.mark.points(1)
+@pytest.mark.points(3)
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
 def test_forward_16bit(kernels, gen, dtype, device):
     evidence, gate, value, _ = run_kernels(kernels, gen, "forward", HALF_SHAPE, dtype=dtype, device=device)
@@ -59,7 +59,7 @@ def test_forward_16bit(kernels, gen, dtype, device):
 
 # The float64 tests judge float64 arithmetic: an access out of bounds is the value and bounds tests' to charge
 # (its lanes are left out, the values inside judged: bounds "apart").
-@pytest.mark.points(3)
+@pytest.mark.points(5)
 def test_forward_float64(kernels, gen, device):
     evidence, gate, value, _ = run_kernels(kernels, gen, "forward", HALF_SHAPE, dtype=torch.float64, device=device,
                                            bounds="apart")
@@ -112,7 +112,7 @@ def judge_layout(kernels, op: str, evidence: dict, gate, value, grad_out, layout
 
 # ----------------------------------------------------------------------------- the backward kernel
 
-@pytest.mark.points(1)
+@pytest.mark.points(5)
 @pytest.mark.parametrize("shape", SHAPES.values(), ids=SHAPES.keys())
 @rests_on(lambda a: expect_told_on_more_elements(a["kernels"], "backward", a["device"], a["shape"]), counts_once=False)
 def test_backward_float32(kernels, gen, shape, device):
@@ -120,14 +120,14 @@ def test_backward_float32(kernels, gen, shape, device):
     check_backward(kernels, evidence, grad_out, gate, value)
 
 
-@pytest.mark.points(1)
+@pytest.mark.points(3)
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
 def test_backward_16bit(kernels, gen, dtype, device):
     evidence, gate, value, grad_out = run_kernels(kernels, gen, "backward", HALF_SHAPE, dtype=dtype, device=device)
     check_backward(kernels, evidence, grad_out, gate, value)
 
 
-@pytest.mark.points(3)
+@pytest.mark.points(5)
 def test_backward_float64(kernels, gen, device):
     evidence, gate, value, grad_out = run_kernels(kernels, gen, "backward", HALF_SHAPE, dtype=torch.float64,
                                                   device=device, bounds="apart")
@@ -231,7 +231,7 @@ STAND_IN_KERNEL = {"forward": FORWARD, "backward": BACKWARD}
 BOUNDS_CASES = [((1000,), "contiguous"), ((1,), "contiguous"), ((5, 37), "chunk")]
 
 
-@pytest.mark.points(1)
+@pytest.mark.points(2)
 @pytest.mark.parametrize("op", ["forward", "backward"])
 @rests_on(lambda a: expect_kernel_computes(a['kernels'], a['op'], a['device'],
                                            f"{kernel_where(a['kernels'], a['op'])} stays in bounds"))

@@ -1,0 +1,10 @@
+"""Wrong: the forward kernel's mask is off by one (cols <= n_cols): past each row's end, through a mask."""
+
+EXPECT_FAILURES = {
+    'test_memory_stays_in_bounds[forward]': {'cause': 'OutOfBoundsAccess in swiglu_forward', 'says': 'lets elements past the end through'},
+    'test_forward_float32[1d]': {'cause': 'OutOfBoundsAccess in swiglu_forward', 'says': 'lets elements past the end through'},
+}
+
+EDITS = [
+    ("    in_row = cols < n_cols\n\n    gate = tl.load", "    in_row = cols <= n_cols\n\n    gate = tl.load"),
+]
