@@ -17,9 +17,10 @@ pytest.importorskip(
 import torch  # noqa: E402
 
 from grader.judge.block_runs import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
-from grader.judge.checks import BLOCKS, expect_close, expect_shape, fail  # noqa: E402
+from grader.judge.checks import BLOCKS, expect_close, expect_shape, fail, is_close  # noqa: E402
 from grader.judge.kernel_target import rests_on  # noqa: E402
-from grader.judge.swiglu_block import check_block_calls_swiglu, expect_block_calls_swiglu  # noqa: E402
+from grader.judge.swiglu_block import (check_block_calls_swiglu, expect_block_calls_swiglu,  # noqa: E402
+                                       expect_paths_not_swapped)
 from grader.judge.swiglu_support import EXERCISE, FUSED  # noqa: E402
 
 pytestmark = pytest.mark.swiglu
@@ -76,6 +77,8 @@ def test_fused_matches_glu(target, reference, gen, dtype, shape, device):
         fail(f"{what}: {dtype} input gave {out.dtype} output")
     # float32: the block's matrix products round too; 1e-5 is far below any wrong wiring.
     rtol, atol = (1e-9, 1e-10) if dtype == torch.float64 else (1e-5, 1e-5)
+    if not is_close(out.double(), want["out"], rtol, atol):
+        expect_paths_not_swapped(out, weights, x, what, rtol, atol)
     hint = "Wo(swiglu(Wg(x), Wv(x))): gate from Wg, value from Wv"
     expect_close(out.double(), want["out"], what, hint, rtol=rtol, atol=atol)
 
@@ -86,6 +89,8 @@ def test_fused_gradients(target, reference, gen, device):
     got, weights, x, _ = run(target, FUSED, gen, backward=True, device=device, **EXACT)
     want = glu_reference(reference, gen, weights, x, backward=True, grad_out=got["grad_out"])
     where = fused_where(target, "forward", "TODO 7")
+    if not is_close(got["out"], want["out"], 1e-9, 1e-10):
+        expect_paths_not_swapped(got["out"], weights, x, where, 1e-9, 1e-10)
     if got["grad_x"] is None:
         fail(f"{where}: no gradient reached the input x (with swiglu replaced by SwiGLU in PyTorch): the block"
              " must not cut the graph (.detach(), torch.no_grad())", todo="TODO 7")

@@ -13,7 +13,7 @@ from grader.judge.block_runs import run
 from grader.judge.checks import fail, is_close
 from grader.judge.kernel_target import drawn, session_verdict
 from grader.judge.stand_in_log import BACKWARD, FORWARD, input_tolerance, served_on
-from grader.judge.swiglu_support import EXERCISE, FUSED
+from grader.judge.swiglu_support import EXERCISE, FUSED, forward_formula
 from grader.probes import stand_in_backward, stand_in_forward
 
 
@@ -62,3 +62,19 @@ def expect_block_calls_swiglu(target, device: str, what: str) -> None:
     if verdict:
         fail(f"{what}: this counts once FusedSwiGLU gets its result from swiglu (test_fused_calls_swiglu passes);"
              f" it does not yet: {verdict}", waits_on="test_fused_calls_swiglu", todo="TODO 7")
+
+
+SWAPPED = "FusedSwiGLU: gate and value swapped"  # the cause id both of the block's value tests give it
+
+
+def expect_paths_not_swapped(out: torch.Tensor, weights: dict, x: torch.Tensor, where: str, rtol: float,
+                             atol: float) -> None:
+    """A block whose output is Wo(swiglu(Wv(x), Wg(x))) is told so, the same cause in the output's test
+    and the gradients' (the gradients of that function are wrong for that reason alone)."""
+    w = {k: v.double() for k, v in weights.items()}
+    gate, value = (x.double() @ w[f"{name}.weight"].T + w[f"{name}.bias"] for name in ("Wv", "Wg"))
+    swapped = forward_formula(gate, value) @ w["Wo.weight"].T + w["Wo.bias"]
+    if is_close(out.double(), swapped, rtol, atol):
+        fail(f"{where}: the output is Wo(swiglu(Wv(x), Wg(x))): gate and value are swapped. swiglu(gate, value)"
+             " puts SiLU on its first argument, the gate, Wg(x); the value Wv(x) goes second", cause=SWAPPED,
+             todo="TODO 7")
