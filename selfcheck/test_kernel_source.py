@@ -282,3 +282,54 @@ def test_the_language_is_judged_the_same_whatever_the_interpreter_did_in_this_pr
     proc = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "TRITON_INTERPRET": "1"})
     assert proc.stdout.strip() == "True", proc.stdout + proc.stderr[-2000:]
+
+
+# Module-level constants: Triton's compiler lets a kernel read tl.constexpr instances and dtypes, no other global.
+AFTER_IMPORTS = "import triton.language as tl  # noqa: E402\n"
+
+
+def with_constants(constants: str, line: str) -> str:
+    """The reference as a student's file with ``constants`` right after its imports and one forward line changed."""
+    student = with_forward_line(line)
+    at = student.index(AFTER_IMPORTS) + len(AFTER_IMPORTS)
+    return student[:at] + constants + student[at:]
+
+
+def test_constexpr_constants_and_dtypes_a_kernel_reads_are_taken_written_from_their_values():
+    constants = ("LOG2E = tl.constexpr(1.4426950408889634)\nHALF: tl.constexpr = tl.constexpr(0.5)\n"
+                 "BIG = tl.constexpr(-2.0 ** 10)\nACC = tl.float64\nMODE = triton.language.constexpr('ieee')\n"
+                 "UNUSED = tl.constexpr(3)\n")
+    line = "    out = gate * tl.sigmoid(gate) * value * (HALF + HALF) * (LOG2E / LOG2E) + (BIG - BIG).to(ACC)\n"
+    student = with_constants(constants, line)
+    assembled = assemble(student, REFERENCE, "triton_swiglu.py")
+    assert not assembled.problems, assembled.problems
+    lines = assembled.source.splitlines()
+    for name, written in [("LOG2E", "LOG2E = tl.constexpr(1.4426950408889634)"), ("HALF", "HALF = tl.constexpr(0.5)"),
+                          ("BIG", "BIG = tl.constexpr(-1024.0)"), ("ACC", "ACC = tl.float64")]:
+        line_number = next(n for n, text in enumerate(student.splitlines(), 1) if text.startswith(f"{name}"))
+        assert lines[line_number - 1] == written, (name, lines[line_number - 1])  # on the student's line
+    assert "UNUSED" not in assembled.source and "MODE" not in assembled.source  # only what a kernel reads
+    compile(assembled.source, "triton_swiglu.py", "exec")
+
+
+@pytest.mark.parametrize("constants,said", [
+    ("FLAG = tl.constexpr(os.environ.get('TRITON_INTERPRET') == '1')\n", "is computed by Python when the file runs"),
+    ("FLAG: tl.constexpr = 1.0\n", "only annotated tl.constexpr"),
+    ("FLAG = 1.0\n", "a plain Python value"),
+    ("FLAG = tl.constexpr(1.0)\nFLAG = tl.constexpr(2.0)\n", "bound more than once"),
+    ("if True:\n    FLAG = tl.constexpr(1.0)\n", "bound by Python"),
+    ("FLAG = tl.constexpr(10 ** 100000)\n", "a power too large"),
+    ("FLAG = tl.constexpr('x' * 1000)\n", "arithmetic on text"),
+    ("FLAG = tl.constexpr('" + "x" * 100 + "')\n", "longer than 32 characters"),
+], ids=["from-the-environment", "annotated-only", "plain-global", "bound-twice", "in-a-branch", "huge-power",
+        "text-arithmetic", "long-text"])
+def test_module_level_values_a_kernel_may_not_read_are_refused_saying_why(constants, said):
+    problem = forward_problem(with_constants(constants, "    out = gate * tl.sigmoid(gate) * value * FLAG\n"))
+    assert "uses FLAG, a module-level name of the file" in problem and said in problem, problem
+
+
+def test_a_constant_named_like_a_name_of_the_launch_code_is_refused():
+    student = with_forward_line("    out = gate * tl.sigmoid(gate) * value * (MAX_BLOCK_SIZE / MAX_BLOCK_SIZE)\n")
+    student = student.replace("MAX_BLOCK_SIZE = 1024", "MAX_BLOCK_SIZE = tl.constexpr(1024)", 1)
+    problem = forward_problem(student)
+    assert "the constant MAX_BLOCK_SIZE" in problem and "clashes with the module-level name MAX_BLOCK_SIZE" in problem, problem

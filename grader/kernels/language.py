@@ -133,10 +133,13 @@ def _local_names(node: ast.FunctionDef) -> set[str]:
     return names
 
 
-def check_body(node: ast.FunctionDef, helpers: set[str], attributes: set[str], display: str) -> set[str]:
-    """Refuse anything but Triton language; returns the helpers the function calls."""
+def check_body(node: ast.FunctionDef, helpers: set[str], attributes: set[str], display: str,
+               constants: frozenset[str] = frozenset(), not_constants: dict[str, str] | None = None) -> set[str]:
+    """Refuse anything but Triton language; returns the helpers and module-level ``constants`` (see
+    grader/kernels/constants.py) the function names. ``not_constants``: the file's other module-level
+    names, each with why a kernel may not read it."""
     local = _local_names(node)  # once: a hostile kernel may hold thousands of attribute chains
-    known = local | {"tl", "triton"} | _BUILTINS | helpers
+    known = local | {"tl", "triton"} | _BUILTINS | helpers | constants
     used = set()
     for statement in node.body:
         # The outer node of each tl.a.b chain: a chain is judged whole, by what it names.
@@ -149,6 +152,12 @@ def check_body(node: ast.FunctionDef, helpers: set[str], attributes: set[str], d
                     f"{where} uses {type(sub).__name__}, which is not Triton language: a kernel body may hold"
                     " assignments, if/for/while, and calls of tl.* functions and of other @triton.jit"
                     " functions of the file")
+            if isinstance(sub, ast.Name) and sub.id not in known and sub.id in (not_constants or {}):
+                raise KernelSourceError(
+                    f"{where} uses {sub.id}, a module-level name of the file that is no constant a kernel may read:"
+                    f" {not_constants[sub.id]}. A kernel may read constants written"
+                    f" `{sub.id} = tl.constexpr(1.5)` (a number, a bool or a short string) and dtypes"
+                    f" (`{sub.id} = tl.float32`), as Triton's compiler does")
             if isinstance(sub, ast.Name) and sub.id not in known:
                 what = f"Python's {sub.id}" if hasattr(builtins, sub.id) else f"the name {sub.id}, defined outside it"
                 raise KernelSourceError(
@@ -157,7 +166,7 @@ def check_body(node: ast.FunctionDef, helpers: set[str], attributes: set[str], d
             if isinstance(sub, ast.Name) and sub.id in ("tl", "triton") and id(sub) not in inner:
                 module_as_value = module_as_value or (f"{where} uses {sub.id} itself as a value: a kernel may call"
                                                       " what tl names (tl.load, tl.exp, ...), not hand the module around")
-            if isinstance(sub, ast.Name) and sub.id in helpers:
+            if isinstance(sub, ast.Name) and (sub.id in helpers or (sub.id in constants and sub.id not in local)):
                 used.add(sub.id)
             if isinstance(sub, ast.Attribute) and id(sub) not in inner:
                 chain = _chain(sub)

@@ -14,7 +14,8 @@ The copy is written from the checked syntax trees, never from the student's text
 unparsed onto the line it started on in the student's file (a statement written over several lines
 takes the first), so an out-of-bounds message that says ``triton_swiglu.py:42`` still means line 42 of
 the student's file. Comments are not copied. The copy is parsed again before anything runs it, and
-must be exactly the header, the checked kernels and the launch code (``check_assembled``): no
+must be exactly the header, the checked kernels (with the module-level constants they read, written from
+their values: ``grader/kernels/constants.py``) and the launch code (``check_assembled``): no
 character of the student's file (a line separator Python keeps inside a comment, say) can put a
 statement of theirs into it (``grader/kernels/writing.py``).
 
@@ -29,6 +30,7 @@ import builtins
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.kernels.constants import constant_statement, module_constants
 from grader.kernels.language import KernelSourceError, allowed_attributes, check_body, source_excerpt
 from grader.kernels.writing import check_assembled, written
 
@@ -215,8 +217,10 @@ def assemble(student: str, reference: str, display: str, spec: KernelExercise = 
     ref_names = module_names(launch_tree)
     attributes = allowed_attributes()
     helpers = jitted - set(spec.kernels)
+    constants, not_constants = module_constants(tree)
     problems: dict[str, KernelSourceError] = {}
     taken: set[str] = set()
+    constants_taken: set[str] = set()
     for name, todo in spec.kernels.items():
         node = functions.get(name)
         try:
@@ -228,7 +232,7 @@ def assemble(student: str, reference: str, display: str, spec: KernelExercise = 
             problem = _signature_problem(node, ref_functions[name], display, todo)
             if problem is not None:
                 raise problem
-            wanted, queue = set(), [name]
+            wanted, queue, read = set(), [name], set()
             while queue:
                 current = queue.pop()
                 if current in wanted:
@@ -247,8 +251,15 @@ def assemble(student: str, reference: str, display: str, spec: KernelExercise = 
                     problem = _definition_problem(functions[current], None, display)
                     if problem is not None:
                         raise problem
-                queue += sorted(check_body(functions[current], helpers, attributes, display))
+                used = check_body(functions[current], helpers, attributes, display, frozenset(constants), not_constants)
+                queue += sorted(used & helpers)
+                read |= used - helpers
                 ast.dump(ast.parse(ast.unparse(functions[current])))  # what writing it will do: as deep as allowed?
+            for constant in sorted(read):
+                if constant in ref_names or constant in _RESERVED or constant.startswith("__"):
+                    raise KernelSourceError(f"the constant {constant} of {display}, which {name} reads, clashes with"
+                                            f" {ref_names.get(constant, 'a name of Python or Triton')} in the stub's"
+                                            " launch code, which the tests run with your kernels: rename it")
         except KernelSourceError as problem:
             problems[name] = problem
             continue
@@ -256,9 +267,14 @@ def assemble(student: str, reference: str, display: str, spec: KernelExercise = 
             problems[name] = _too_deep(name, todo, display)
             continue
         taken |= wanted
+        constants_taken |= read
     if len(problems) == len(spec.kernels):
         return Assembled("", problems)
-    kept = sorted((functions[name] for name in taken), key=lambda n: n.lineno)
+    # Each constant as a statement written from its value, on the student's line (grader/kernels/constants.py).
+    statements = [ast.parse(constant_statement(name, *constants[name][:2])).body[0] for name in constants_taken]
+    for statement, name in zip(statements, constants_taken):
+        ast.increment_lineno(statement, constants[name][2] - 1)
+    kept = sorted([*(functions[name] for name in taken), *statements], key=lambda n: n.lineno)
     kernels = written(kept, HEADER)
     launch = _launch_code(reference, ref_tree, set(problems), spec)
     source = "\n".join(kernels) + "\n\n" + launch

@@ -23,11 +23,15 @@ class _Lines:
         self.text.append(text)
 
 
-def written(functions: list[ast.FunctionDef], header: str) -> list[str]:
-    """The checked functions as text, from their trees: the header on line 1, then each statement on the
-    line it started on in the student's file (or the next free one)."""
+def written(functions: list[ast.FunctionDef | ast.Assign], header: str) -> list[str]:
+    """The checked functions (and the constants they read, one-line assignments) as text, from their
+    trees: the header on line 1, then each statement on the line it started on in the student's file
+    (or the next free one)."""
     out = _Lines(2)
     for node in functions:
+        if isinstance(node, ast.Assign):
+            out.put(node.lineno, ast.unparse(node))
+            continue
         for decorator in node.decorator_list:
             out.put(decorator.lineno, "@" + ast.unparse(decorator))
         head = ast.FunctionDef(name=node.name, args=node.args, body=[ast.Pass()], decorator_list=[],
@@ -71,7 +75,7 @@ class AssemblyError(RuntimeError):
     """The assembled file is not exactly what was checked: a defect of the grader, never run."""
 
 
-def check_assembled(source: str, header: str, kernels: list[ast.FunctionDef], launch: str) -> None:
+def check_assembled(source: str, header: str, kernels: list[ast.FunctionDef | ast.Assign], launch: str) -> None:
     """Parse the assembled file again and require, statement for statement: the header, the checked
     functions (their trees, positions aside) and the launch code. Anything else is refused before
     anything runs it."""

@@ -129,7 +129,9 @@ def _gated_projection_kernel(
     # stub: #    or K (the last step runs past K unless BLOCK_K divides it: load 0 there); accumulate with
     # stub: #    tl.dot(x_tile, w_tile, acc, input_precision="ieee"): on a GPU, tl.dot multiplies float32 tiles
     # stub: #    in TF32 (10 bits of mantissa, about 1e-3 relative) unless told "ieee", far from float32's 1e-7
-    # stub: #    (the suite's interpreter does the same); 16-bit and float64 tiles ignore it;
+    # stub: #    (the suite's interpreter does the same); 16-bit and float64 tiles ignore it. Checking by hand
+    # stub: #    without a GPU? Triton's own interpreter gets tl.dot on bfloat16 tiles wrong (the suite puts that
+    # stub: #    right, as a GPU computes): judge bfloat16 with `pytest tests -m gated`, and leave the tiles as loaded;
     # stub: #  - if HAS_BIAS, add the biases to the accumulators (inside the activation: act(x Wg^T + bg));
     # stub: #  - out = _activation(gate, ACTIVATION) * value, stored once in out's dtype, masked.
     # stub: pass
