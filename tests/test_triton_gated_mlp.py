@@ -26,7 +26,8 @@ import torch.nn.functional as F  # noqa: E402
 
 from grader.judge.kernel_target import rests_on  # noqa: E402
 from grader.judge.checks import fail  # noqa: E402
-from grader.judge.gated_diagnosis import likely_mistake, read_as_contiguous  # noqa: E402
+from grader.judge.gated_diagnosis import (likely_mistake, read_as_contiguous,  # noqa: E402
+                                         weight_read_with_the_others_strides)
 from grader.kernels import maps as kernel_map  # noqa: E402
 from grader.judge.gated_support import (ACTIVATIONS, expect_float64, expect_formula, expect_kernel_responds,  # noqa: E402
                                  expect_like_own, FLOAT32_RTOL, formula, INTERMEDIATE, inputs, KERNEL,
@@ -36,7 +37,7 @@ pytestmark = pytest.mark.gated
 
 
 
-@pytest.mark.points(1)
+@pytest.mark.points(2)
 @pytest.mark.parametrize("activation", ACTIVATIONS)
 def test_forward_float32(kernels, gen, activation):
     case = inputs(gen)
@@ -121,6 +122,26 @@ def test_forward_noncontiguous_weights(kernels, gen, layout):
                     "on the same weights made contiguous", "index each weight's (K, N) tile with its own stride_gn,"
                     " stride_gk / stride_vn, stride_vk, never assume a weight's row is K elements long or its"
                     " elements 1 apart (TODO 1)", "weight strides ignored")
+
+
+@pytest.mark.points(1)
+@rests_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection on weights of two layouts"), alone=True)
+def test_forward_weights_each_by_its_strides(kernels, gen):
+    """The gate's weight a transposed view, the value's contiguous: each weight's tile is read through its own
+    strides (a kernel that reads one with the other's passes wherever the two share a layout)."""
+    case = inputs(gen, hidden=WHOLE_K_HIDDEN)
+    got = project(kernels, case, "gelu", weight_layout="transposed/contiguous")["out"]
+    own = project(kernels, case, "gelu")["out"]
+    mixed = weight_read_with_the_others_strides(got, case, "gelu")
+    if mixed:
+        mine, other = ("stride_vn, stride_vk", "stride_gn, stride_gk") if mixed == "value" else (
+            "stride_gn, stride_gk", "stride_vn, stride_vk")
+        fail(f"gated_projection with the gate's weight transposed and the value's contiguous: the kernel reads the"
+             f" {mixed}'s weight with the other weight's strides ({other} where {mine} belong): each weight has its"
+             " own (TODO 1)", cause="a weight read with the other's strides", todo="TODO 1")
+    expect_like_own(got, own, "gated_projection with the gate's weight transposed and the value's contiguous",
+                    "on contiguous weights", "read each weight's tile through its own strides, stride_gn, stride_gk"
+                    " for the gate's and stride_vn, stride_vk for the value's (TODO 1)", "weight strides ignored")
 
 
 @pytest.mark.points(1)

@@ -39,17 +39,22 @@ def test_kernel_does_the_work(target, kernels, gen):
 
 
 @pytest.mark.points(1)
+@pytest.mark.parametrize("layout", ["contiguous", "sequence_first"])
 @rests_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection on a 3-d x"), alone=True)
-def test_forward_3d_input(target, kernels, gen):
+def test_forward_3d_input(target, kernels, gen, layout):
+    """A (2, 15, hidden) x, contiguous or a (15, 2, hidden) tensor's .transpose(0, 1): attention hands such
+    views on, whose leading dimensions no .view can merge."""
     case = inputs(gen, tokens=2 * 3 * 5, hidden=WHOLE_K_HIDDEN)
     case["x"] = case["x"].reshape(2, 15, WHOLE_K_HIDDEN)
     flat = {**case, "x": case["x"].reshape(-1, WHOLE_K_HIDDEN)}
-    evidence = project(target, case, "silu")
+    what = f"gated_projection on x of shape (2, 15, {WHOLE_K_HIDDEN})" + (
+        ", a (15, 2, ...) tensor's .transpose(0, 1)" if layout == "sequence_first" else "")
+    evidence = project(target, case, "silu", layout=layout)
     got = evidence["out"]
     if tuple(got.shape) != (2, 15, INTERMEDIATE):
-        fail(f"gated_projection on x of shape (2, 15, {WHOLE_K_HIDDEN}): shape {tuple(got.shape)}, expected"
-             f" (2, 15, {INTERMEDIATE}): reshape the (M, N) result to x.shape[:-1] + (N,) (TODO 2)")
-    expect_from_kernel(got.reshape(-1, INTERMEDIATE), flat, "silu", kernels, "gated_projection on a 3-d x (TODO 2)",
+        fail(f"{what}: shape {tuple(got.shape)}, expected (2, 15, {INTERMEDIATE}): reshape the (M, N) result to"
+             " x.shape[:-1] + (N,) (TODO 2)")
+    expect_from_kernel(got.reshape(-1, INTERMEDIATE), flat, "silu", kernels, f"{what} (TODO 2)",
                        grid=launch_grid(evidence))
     expect_follows_stand_in(target, case, "silu", "gated_projection on a 3-d x", "TODO 2", gen)
 

@@ -80,10 +80,28 @@ def glu_weights(gen: torch.Generator, dtype=torch.float64) -> dict:
             "Wo.weight": draw(WHOLE_K_HIDDEN, INTERMEDIATE), "Wo.bias": draw(WHOLE_K_HIDDEN)}
 
 
-def glu_formula(w: dict, x: torch.Tensor, activation: str) -> torch.Tensor:
+def glu_formula(w: dict, x: torch.Tensor, activation: str, x_value: torch.Tensor | None = None) -> torch.Tensor:
+    """GLU's output; ``x_value``: the value's path takes this x instead (a detached one cuts its gradient)."""
     hidden = torch_activation(activation)(F.linear(x, w["Wg.weight"], w["Wg.bias"])) * F.linear(
-        x, w["Wv.weight"], w["Wv.bias"])
+        x if x_value is None else x_value, w["Wv.weight"], w["Wv.bias"])
     return F.linear(hidden, w["Wo.weight"], w["Wo.bias"])
+
+
+def swapped(w: dict) -> dict:
+    """GLU's weights with the gate's and the value's layers exchanged."""
+    return {**w, **{f"Wg.{part}": w[f"Wv.{part}"] for part in ("weight", "bias")},
+            **{f"Wv.{part}": w[f"Wg.{part}"] for part in ("weight", "bias")}}
+
+
+def x_gradient_of_one_path(w: dict, x: torch.Tensor, grad_out: torch.Tensor, activation: str) -> dict:
+    """x's gradient when only the gate's path ("gate") or only the value's ("value") carries it back."""
+    grads = {}
+    for path in ("gate", "value"):
+        xs = x.detach().double().clone().requires_grad_(True)  # a leaf of its own: no gradient accumulates
+        x_gate, x_value = (xs, xs.detach()) if path == "gate" else (xs.detach(), xs)
+        glu_formula(w, x_gate, activation, x_value=x_value).backward(grad_out.double())
+        grads[path] = xs.grad
+    return grads
 
 
 def module_run(target, gen, activation: str = "gelu", dtype=torch.float64, **options
@@ -129,6 +147,12 @@ def test_block_matches_glu(target, gen, activation):
             fail(f"FusedGatedMLP(activation={activation!r}).forward (TODO 5) is Wo(gated_projection(x, Wg, Wv)) without"
                  " Wo's bias: build Wo as nn.Linear(intermediate_dim, hidden_dim) with its bias, as GLU's",
                  cause="Wo without bias", todo="TODO 5")
+        if got.shape == want.shape and torch.allclose(got, glu_formula(swapped(weights), x, activation), rtol=1e-10,
+                                                      atol=1e-10):
+            fail(f"FusedGatedMLP(activation={activation!r}).forward (TODO 5) is Wo(gated_projection(x, Wv, Wg)): the"
+                 " gate's and the value's layers are swapped; gated_projection takes the gate's weight and bias (Wg,"
+                 " which gets the activation) first, then the value's (Wv)", cause="FusedGatedMLP: gate and value swapped",
+                 todo="TODO 5")
         detail = describe_mismatch(got, want, 1e-10, 1e-10) if got.shape == want.shape else f"shape {tuple(got.shape)}"
         fail(f"FusedGatedMLP(activation={activation!r}).forward (TODO 5) is not Wo(gated_projection(x, Wg, Wv))"
              f" with GLU's weights (gated_projection replaced by the exact one): the gate's and the value's layers,"
@@ -167,6 +191,12 @@ def test_block_gradients(target, gen):
              " return one gradient per input of forward, in forward's order (x, gate_weight, gate_bias,"
              " value_weight, value_bias, and None for the activation)", cause="gradients returned swapped",
              todo="TODO 4")
+    if wrong == ["x"]:
+        for path, other in (("gate", "value"), ("value", "gate")):
+            if close(evidence["grad_x"], x_gradient_of_one_path(weights, x, grad_out, "gelu")[path]):
+                fail(f"GatedProjectionFunction.backward (TODO 4): x's gradient comes through the {path}'s path alone:"
+                     f" x feeds both projections, so its gradient is the sum, d/dg @ Wg + d/dv @ Wv; the {other}'s"
+                     " term is missing", cause="x's gradient through one path", todo="TODO 4")
     if wrong:
         fail(f"GatedProjectionFunction.backward (TODO 4): the gradients of {', '.join(wrong)} are wrong: with"
              " g = x Wg^T + bg and v = x Wv^T + bv, d/dv = grad * act(g), d/dg = grad * v * act'(g), then"

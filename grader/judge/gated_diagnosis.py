@@ -202,6 +202,22 @@ def read_as_contiguous(got: torch.Tensor, own: torch.Tensor, case: dict, activat
     return bool(torch.allclose(got, candidate, rtol=NAMED_RTOL, atol=NAMED_RTOL * candidate.abs().max().item()))
 
 
+def weight_read_with_the_others_strides(got: torch.Tensor, case: dict, activation: str) -> str:
+    """With the gate's weight a transposed view and the value's contiguous (test_forward_weights_each_by_its_strides):
+    "value" where ``got`` is what a kernel computes that reads the value's tile with the gate's strides,
+    "gate" where it reads the gate's with the value's, else ""."""
+    x, wg, wv, bg, bv = _parts(case)
+    n, k = wg.shape
+    candidates = {"value": (wg, wv.reshape(k, n).T),  # Wv's rows read a column apart: its memory as (K, N)
+                  "gate": (wg.T.contiguous().reshape(n, k), wv)}  # the transposed view's memory as rows
+    for which, (gate_weight, value_weight) in candidates.items():
+        candidate = _epilogue(activation, x @ gate_weight.T + bg, x @ value_weight.T + bv)
+        if got.shape == candidate.shape and torch.allclose(got.double(), candidate, rtol=NAMED_RTOL,
+                                                           atol=NAMED_RTOL * candidate.abs().max().item()):
+            return which
+    return ""
+
+
 def likely_mistake(got: torch.Tensor, case: dict, activation: str, todo: str = "TODO 1",
                    rtol: float = 0.0) -> tuple[str, str]:
     """(cause, hint): the named mistake ``got`` matches (each to its own precision, or ``rtol`` where the

@@ -26,7 +26,7 @@ def gated_projection_run(module: ModuleType, x: torch.Tensor, gate_weight: torch
                          combined: bool = False, kernel_alone: bool = False, grid: tuple | None = None,
                          device: str | None = None) -> dict:
     """gated_projection(x, ...) on ``x`` built here in ``layout`` and the weights in ``weight_layout``
-    (the biases contiguous: the kernel takes no stride for them); with ``combined``,
+    ("GATE/VALUE" for two layouts; the biases contiguous: the kernel takes no stride for them); with ``combined``,
     gated_projection_combined(x, cat(weights), cat(biases)) instead, the combined weight in
     ``weight_layout``; with ``kernel_alone``, the kernel through the given _launch_gated_kernel on x (2-d)
     and an output allocated here: what the kernel's tests judge, whatever gated_projection does.
@@ -48,7 +48,9 @@ def gated_projection_run(module: ModuleType, x: torch.Tensor, gate_weight: torch
         args = (xv, weight, bias)
         given = {"gate_weight_ptr": weight, "value_weight_ptr": weight, "gate_bias_ptr": bias, "value_bias_ptr": bias}
     else:
-        args = tuple([place_in_layout(w, weight_layout, device)[0] for w in (wg, wv)]
+        gate_layout, _, value_layout = weight_layout.partition("/")  # "transposed/contiguous": each its own
+        args = tuple([place_in_layout(w, layout, device)[0] for w, layout in ((wg, gate_layout),
+                                                                               (wv, value_layout or gate_layout))]
                      + [None if b is None else place_in_layout(b, "contiguous", device)[0] for b in (bg, bv)])
         args = (xv, *args)
         given = dict(zip(WEIGHT_ARGS, args[1:]))

@@ -39,6 +39,11 @@ def place_in_layout(data: torch.Tensor, layout: str, device: str) -> tuple[torch
         wide = shape[:-1] + (2 * shape[-1],)
         buffer = _guarded_buffer(2 * data.numel(), data.dtype, device)
         view = buffer[GUARD:GUARD + 2 * data.numel()].view(wide)[..., ::2]
+    elif layout == "sequence_first":  # x.transpose(0, 1) of a (seq, batch, ...) tensor: dims 0 and 1 do not merge
+        if data.dim() < 3:
+            raise ValueError("layout 'sequence_first' needs at least 3 dimensions")
+        buffer = _guarded_buffer(data.numel(), data.dtype, device)
+        view = buffer[GUARD:GUARD + data.numel()].view((shape[1], shape[0], *shape[2:])).transpose(0, 1)
     elif layout == "expanded":  # one value broadcast to the whole shape, as .sum().backward() makes
         buffer = _guarded_buffer(1, data.dtype, device)
         buffer[GUARD] = data.reshape(-1)[0] if data.numel() else 0

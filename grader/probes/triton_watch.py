@@ -37,7 +37,7 @@ from grader.probes.stand_ins import KERNELS as STAND_IN_KERNELS, run_stand_in
 #   to a child process), inside NaN guard regions whose change is reported; fresh allocations are
 #   NaN-filled while the code under test runs, so an element no program wrote cannot pass by luck.
 
-SWIGLU_LAYOUTS = ("contiguous", "chunk", "transposed", "strided", "expanded", "broadcast_row")
+SWIGLU_LAYOUTS = ("contiguous", "chunk", "transposed", "strided", "sequence_first", "expanded", "broadcast_row")
 GUARD = 1024  # NaN elements before and after every input the probes build
 
 
