@@ -333,3 +333,41 @@ def test_a_constant_named_like_a_name_of_the_launch_code_is_refused():
     student = student.replace("MAX_BLOCK_SIZE = 1024", "MAX_BLOCK_SIZE = tl.constexpr(1024)", 1)
     problem = forward_problem(student)
     assert "the constant MAX_BLOCK_SIZE" in problem and "clashes with the module-level name MAX_BLOCK_SIZE" in problem, problem
+
+
+@pytest.mark.parametrize("constant,written", [
+    ("C = tl.constexpr(-float('inf'))", "C = tl.constexpr(float('-inf'))"),
+    ("C = tl.constexpr(float('nan'))", "C = tl.constexpr(float('nan'))"),
+    ("C = tl.constexpr(1e309)", "C = tl.constexpr(float('inf'))"),
+    ("C = tl.constexpr(1 << 10)", "C = tl.constexpr(1024)"),
+    ("C = tl.constexpr(7 // 2 + 7 % 2)", "C = tl.constexpr(4)"),
+    ("C = tl.constexpr(10 ** -6)", "C = tl.constexpr(1e-06)"),
+    ("C = tl.constexpr(2 ** 64 - 1)", "C = tl.constexpr(18446744073709551615)"),
+    ("C = tl.constexpr(-(2 ** 63))", "C = tl.constexpr(-9223372036854775808)"),
+    ("C: tl.constexpr = tl.float32", "C = tl.float32"),
+    ("C = tl.constexpr(triton.language.float16)", "C = tl.float16"),
+])
+def test_constants_triton_accepts_are_taken_and_written_as_their_value(constant, written):
+    student = with_constants(constant + "\n", "    out = gate * tl.sigmoid(gate) * value + (C != C)\n")
+    assembled = assemble(student, REFERENCE, "triton_swiglu.py")
+    assert not assembled.problems, assembled.problems
+    assert written in assembled.source.splitlines(), [line for line in assembled.source.splitlines() if "C =" in line]
+
+
+def test_constants_on_one_line_are_written_in_the_files_order():
+    student = with_constants("B = tl.constexpr(2.0); A = tl.constexpr(1.0); C = tl.constexpr(3.0)\n",
+                             "    out = gate * tl.sigmoid(gate) * value * (A * B * C / 6.0)\n")
+    source = assemble(student, REFERENCE, "triton_swiglu.py").source
+    assert source.index("B = ") < source.index("A = ") < source.index("C = "), source[:400]
+
+
+def test_a_module_level_too_large_or_deep_to_read_is_no_crash():
+    """A module level nested thousands deep, or a literal of thousands of digits, never crashes the taking: the
+    kernels are still taken, and a kernel that reads such a name is refused, saying why."""
+    deep = "_T = " + "+".join(["1"] * 1500) + "\n"
+    huge = "Y: tl.constexpr = 0x" + "f" * 5000 + "\n"
+    assert not assemble(with_constants(deep + huge, FORWARD_BODY), REFERENCE, "triton_swiglu.py").problems
+    problem = forward_problem(with_constants(huge, "    out = gate * tl.sigmoid(gate) * value * Y\n"))
+    assert "uses Y, a module-level name" in problem, problem
+    in_kernel = forward_problem(with_forward_line("    out = gate * tl.sigmoid(gate) * value * 0x" + "f" * 5000 + "\n"))
+    assert "a number too long" in in_kernel, in_kernel

@@ -217,7 +217,10 @@ def assemble(student: str, reference: str, display: str, spec: KernelExercise = 
     ref_names = module_names(launch_tree)
     attributes = allowed_attributes()
     helpers = jitted - set(spec.kernels)
-    constants, not_constants = module_constants(tree)
+    try:
+        constants, not_constants = module_constants(tree)
+    except (RecursionError, MemoryError, ValueError):  # a module level too deep or too large to read: none taken
+        constants, not_constants = {}, {}
     problems: dict[str, KernelSourceError] = {}
     taken: set[str] = set()
     constants_taken: set[str] = set()
@@ -263,7 +266,7 @@ def assemble(student: str, reference: str, display: str, spec: KernelExercise = 
         except KernelSourceError as problem:
             problems[name] = problem
             continue
-        except RecursionError:
+        except (RecursionError, MemoryError, ValueError):  # ValueError: a literal of more digits than str() writes
             problems[name] = _too_deep(name, todo, display)
             continue
         taken |= wanted
@@ -271,9 +274,10 @@ def assemble(student: str, reference: str, display: str, spec: KernelExercise = 
     if len(problems) == len(spec.kernels):
         return Assembled("", problems)
     # Each constant as a statement written from its value, on the student's line (grader/kernels/constants.py).
-    statements = [ast.parse(constant_statement(name, *constants[name][:2])).body[0] for name in constants_taken]
-    for statement, name in zip(statements, constants_taken):
-        ast.increment_lineno(statement, constants[name][2] - 1)
+    read = sorted(constants_taken, key=lambda name: constants[name][2])  # in the file's order, whatever the set's
+    statements = [ast.parse(constant_statement(name, *constants[name][:2])).body[0] for name in read]
+    for statement, name in zip(statements, read):
+        ast.increment_lineno(statement, constants[name][2][0] - 1)
     kept = sorted([*(functions[name] for name in taken), *statements], key=lambda n: n.lineno)
     kernels = written(kept, HEADER)
     launch = _launch_code(reference, ref_tree, set(problems), spec)
@@ -287,8 +291,9 @@ def _unwritten(name: str, todo: str, display: str) -> KernelSourceError:
 
 
 def _too_deep(name: str, todo: str, display: str) -> KernelSourceError:
-    return KernelSourceError(f"{name} ({todo} in {display}) holds an expression nested too deeply to be checked"
-                             " (thousands of terms in one line?): split it into several assignments")
+    return KernelSourceError(f"{name} ({todo} in {display}) holds an expression nested too deeply or a number too"
+                             " long to be checked (thousands of terms in one line, or of digits?): split it into"
+                             " several assignments")
 
 
 def _replaced(node: ast.stmt, spec: KernelExercise) -> bool:
