@@ -134,11 +134,11 @@ def test_forward_weights_each_by_its_strides(kernels, gen):
     own = project(kernels, case, "gelu")["out"]
     mixed = weight_read_with_the_others_strides(got, case, "gelu")
     if mixed:
-        mine, other = ("stride_vn, stride_vk", "stride_gn, stride_gk") if mixed == "value" else (
-            "stride_gn, stride_gk", "stride_vn, stride_vk")
-        fail(f"gated_projection with the gate's weight transposed and the value's contiguous: the kernel reads the"
-             f" {mixed}'s weight with the other weight's strides ({other} where {mine} belong): each weight has its"
-             " own (TODO 1)", cause="a weight read with the other's strides", todo="TODO 1")
+        other = "gate" if mixed == "value" else "value"
+        mine, theirs = (f"stride_{w[0]}n, stride_{w[0]}k" for w in (mixed, other))
+        fail(f"{KERNEL} (TODO 1), on the gate's weight transposed and the value's contiguous, reads the {mixed}'s"
+             f" weight with the {other}'s strides ({theirs} where {mine} belong): address each weight's tile with"
+             " its own strides", cause="a weight read with the other's strides", todo="TODO 1")
     expect_like_own(got, own, "gated_projection with the gate's weight transposed and the value's contiguous",
                     "on contiguous weights", "read each weight's tile through its own strides, stride_gn, stride_gk"
                     " for the gate's and stride_vn, stride_vk for the value's (TODO 1)", "weight strides ignored")

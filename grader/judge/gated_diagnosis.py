@@ -198,8 +198,13 @@ def read_as_contiguous(got: torch.Tensor, own: torch.Tensor, case: dict, activat
     else:
         wg, wv = memory_as_rows(wg), memory_as_rows(wv)
     candidate = _epilogue(activation, x @ wg.T + bg, x @ wv.T + bv)
-    got = got.double().reshape(candidate.shape)
-    return bool(torch.allclose(got, candidate, rtol=NAMED_RTOL, atol=NAMED_RTOL * candidate.abs().max().item()))
+    return _is(got.reshape(candidate.shape), candidate)
+
+
+def _is(got: torch.Tensor, candidate: torch.Tensor) -> bool:
+    """Whether ``got`` is ``candidate``, a named mistake's output, to float32 precision (NAMED_RTOL)."""
+    return got.shape == candidate.shape and bool(torch.allclose(
+        got.double(), candidate, rtol=NAMED_RTOL, atol=NAMED_RTOL * candidate.abs().max().item()))
 
 
 def weight_read_with_the_others_strides(got: torch.Tensor, case: dict, activation: str) -> str:
@@ -211,9 +216,7 @@ def weight_read_with_the_others_strides(got: torch.Tensor, case: dict, activatio
     candidates = {"value": (wg, wv.reshape(k, n).T),  # Wv's rows read a column apart: its memory as (K, N)
                   "gate": (wg.T.contiguous().reshape(n, k), wv)}  # the transposed view's memory as rows
     for which, (gate_weight, value_weight) in candidates.items():
-        candidate = _epilogue(activation, x @ gate_weight.T + bg, x @ value_weight.T + bv)
-        if got.shape == candidate.shape and torch.allclose(got.double(), candidate, rtol=NAMED_RTOL,
-                                                           atol=NAMED_RTOL * candidate.abs().max().item()):
+        if _is(got, _epilogue(activation, x @ gate_weight.T + bg, x @ value_weight.T + bv)):
             return which
     return ""
 

@@ -17,6 +17,11 @@ from grader.judge.swiglu_support import EXERCISE, FUSED, forward_formula
 from grader.probes import stand_in_backward, stand_in_forward
 
 
+def _projection(w: dict, x: torch.Tensor, layer: str) -> torch.Tensor:
+    """``layer``(x) in float64, from the block's weights ``w`` (float64)."""
+    return x.double() @ w[f"{layer}.weight"].T + w[f"{layer}.bias"]
+
+
 def check_block_calls_swiglu(target, gen: torch.Generator, device: str) -> None:
     """With swiglu served by the trusted process: the output is Wo of what a call on (Wg(x), Wv(x)) was served
     (gate and value in either order: which is which is test_fused_matches_glu's), and x's gradient what the
@@ -27,7 +32,7 @@ def check_block_calls_swiglu(target, gen: torch.Generator, device: str) -> None:
     w = {k: v.double() for k, v in weights.items()}
     matched = None
     for gate_from, value_from in (("Wg", "Wv"), ("Wv", "Wg")):
-        gate, value = (x.double() @ w[f"{name}.weight"].T + w[f"{name}.bias"] for name in (gate_from, value_from))
+        gate, value = (_projection(w, x, name) for name in (gate_from, value_from))
         for c in served_on(got, FORWARD, tolerance, gate=gate, value=value):
             # Wo with its bias or without: a missing bias is test_fused_layers' to charge.
             if any(is_close(got["out"], stand_in_forward(gate, value, c) @ w["Wo.weight"].T + bias, 1e-9, 1e-10)
@@ -72,7 +77,7 @@ def expect_paths_not_swapped(out: torch.Tensor, weights: dict, x: torch.Tensor, 
     """A block whose output is Wo(swiglu(Wv(x), Wg(x))) is told so, the same cause in the output's test
     and the gradients' (the gradients of that function are wrong for that reason alone)."""
     w = {k: v.double() for k, v in weights.items()}
-    gate, value = (x.double() @ w[f"{name}.weight"].T + w[f"{name}.bias"] for name in ("Wv", "Wg"))
+    gate, value = (_projection(w, x, name) for name in ("Wv", "Wg"))
     swapped = forward_formula(gate, value) @ w["Wo.weight"].T + w["Wo.bias"]
     if is_close(out.double(), swapped, rtol, atol):
         fail(f"{where}: the output is Wo(swiglu(Wv(x), Wg(x))): gate and value are swapped. swiglu(gate, value)"

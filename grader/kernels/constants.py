@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+from collections.abc import Iterator
 
 CONSTEXPR_CALLS = {"tl.constexpr", "triton.language.constexpr"}
 _INT_RANGE = (-2**63, 2**64)  # int64's least to uint64's greatest: what a kernel's integer can hold
@@ -25,9 +26,6 @@ _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.m
               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
               ast.LShift: operator.lshift, ast.RShift: operator.rshift}
 _NON_FINITE = {"inf", "+inf", "-inf", "infinity", "+infinity", "-infinity", "nan"}
-
-DEFINED = ast.Pass()  # the binding of an import, a def or a class
-
 
 class NotAConstant(ValueError):
     """Why a module-level binding is no constant a kernel may read (the message's end)."""
@@ -116,42 +114,40 @@ def _value(node: ast.Assign | ast.AnnAssign, dtypes: set[str]) -> tuple[str, obj
                        f" `{target} = tl.constexpr(...)` around a number, or the number itself in the kernel")
 
 
-def _bindings(tree: ast.Module) -> dict[str, list]:
-    """Each name bound at module level -> how: the ``NAME = value`` statement, None (bound by Python some
-    other way: a loop, a branch, a tuple, ``del``, an ``except ... as``), or DEFINED (an import, a def, a
-    class). Walked with a stack, not recursion: a module-level expression may nest thousands deep."""
-    bindings: dict[str, list] = {}
-    stack: list[ast.AST] = []
+def module_bindings(tree: ast.Module) -> Iterator[tuple[str, str, ast.AST]]:
+    """Each binding of a name at module level, in the file's order: (name, how, node), how one of
+    "assigned" (``NAME = value``, the node that statement), "defined" (an import, a def, a class) or
+    "bound" (any other: a loop, a branch, a tuple, ``del``, ``except ... as``, ``:=``). The bodies of defs
+    and classes are scopes of their own. Walked with a stack, not recursion: a module-level expression
+    may nest thousands deep."""
+    scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    comprehensions = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
     for statement in tree.body:
         targets = statement.targets if isinstance(statement, ast.Assign) else [getattr(statement, "target", None)]
         if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None \
                 and len(targets) == 1 and isinstance(targets[0], ast.Name):
-            bindings.setdefault(targets[0].id, []).append(statement)
-            stack.append(statement.value)
+            yield targets[0].id, "assigned", statement
+            stack = [statement.value]
         else:
-            stack.append(statement)
-    scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-    comprehensions = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, scopes):
-            bindings.setdefault(node.name, []).append(DEFINED)
-            stack.extend(node.decorator_list)
-            continue  # its body is a scope of its own
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                bindings.setdefault((alias.asname or alias.name).split(".")[0], []).append(DEFINED)
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            bindings.setdefault(node.id, []).append(None)
-        if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-            bindings.setdefault(node.name, []).append(None)
-        if isinstance(node, comprehensions):
-            # only := binds at module level from inside a comprehension
-            stack.extend(n.target for n in ast.walk(node) if isinstance(n, ast.NamedExpr))
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-    return bindings
+            stack = [statement]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, scopes):
+                yield node.name, "defined", node
+                stack.extend(reversed(node.decorator_list))
+                continue
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    yield (alias.asname or alias.name).split(".")[0], "defined", node
+                continue
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                yield node.id, "bound", node
+            if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+                yield node.name, "bound", node
+            if isinstance(node, comprehensions):  # only := binds at module level from inside one
+                stack.extend(reversed([n.target for n in ast.walk(node) if isinstance(n, ast.NamedExpr)]))
+                continue
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
 def module_constants(tree: ast.Module) -> tuple[dict[str, tuple[str, object, tuple[int, int]]], dict[str, str]]:
@@ -160,19 +156,23 @@ def module_constants(tree: ast.Module) -> tuple[dict[str, tuple[str, object, tup
     import triton.language as tl
 
     dtypes = {name for name in dir(tl) if isinstance(getattr(tl, name), tl.dtype)}
+    bindings: dict[str, list[tuple[str, ast.AST]]] = {}
+    for name, how, node in module_bindings(tree):
+        bindings.setdefault(name, []).append((how, node))
     constants, refused = {}, {}
-    for name, statements in _bindings(tree).items():
-        if DEFINED in statements:
+    for name, ways in bindings.items():
+        if any(how == "defined" for how, _ in ways):
             continue  # a kernel may not use names defined outside it: the general message says so
-        if len(statements) > 1:
+        (how, statement), *more = ways
+        if more:
             refused[name] = "it is bound more than once in the file, so its value is Python's to decide"
-        elif statements[0] is None:
+        elif how == "bound":
             refused[name] = ("it is bound by Python (a loop, a branch, a tuple, several names at once), not by"
                              " `NAME = value`")
         else:
             try:
-                kind, value = _value(statements[0], dtypes)
-                constants[name] = (kind, value, (statements[0].lineno, statements[0].col_offset))
+                kind, value = _value(statement, dtypes)
+                constants[name] = (kind, value, (statement.lineno, statement.col_offset))
             except NotAConstant as why:
                 refused[name] = str(why)
             except (RecursionError, MemoryError, ValueError):

@@ -30,7 +30,7 @@ import builtins
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.kernels.constants import constant_statement, module_constants
+from grader.kernels.constants import constant_statement, module_bindings, module_constants
 from grader.kernels.language import KernelSourceError, allowed_attributes, check_body, source_excerpt
 from grader.kernels.writing import check_assembled, written
 
@@ -313,26 +313,14 @@ def module_names(tree: ast.Module) -> dict[str, str]:
     swiglu_forward (line 120)"). Only these can clash with a helper kernel put beside them: names bound
     inside its functions are those functions' locals."""
     names = {"tl": "the imported name tl", "triton": "the imported name triton"}
-
-    def visit(node: ast.AST) -> None:
+    for name, how, node in module_bindings(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             kind = "class" if isinstance(node, ast.ClassDef) else "function"
-            names[node.name] = f"the {kind} {node.name} (line {node.lineno})"
-            return  # its body is a scope of its own
-        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            return
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                bound = (alias.asname or alias.name).split(".")[0]
-                names[bound] = f"the imported name {bound} (line {node.lineno})"
-            return
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.setdefault(node.id, f"the module-level name {node.id} (line {node.lineno})")
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    for statement in tree.body:
-        visit(statement)
+            names[name] = f"the {kind} {name} (line {node.lineno})"
+        elif how == "defined":
+            names[name] = f"the imported name {name} (line {node.lineno})"
+        else:
+            names.setdefault(name, f"the module-level name {name} (line {node.lineno})")
     return names
 
 
