@@ -17,7 +17,7 @@ from grader.judge.swiglu_support import (BROADCAST_ROW_HINT, EXERCISE, GATE_SCAL
                                   contiguous_reads, draw, eager_forward, expect_as_accurate_as_eager,
                                   expect_kernels_launched, forward_formula,
                                   FUNCTION, KERNEL, kernel_where, roughly,
-                                  run_kernels, tolerance, unwritten_hint)
+                                  run_kernels, tolerance, unwritten_hint, VALUE_DTYPES)
 
 
 # Each diagnosis is (cause, hint): the cause a stable id (what pytest's summary, the feedback and the item
@@ -216,17 +216,18 @@ def kernel_verdict(kernels, op: str, device: str) -> str:
 
 
 def kernel_bounds_verdict(kernels, op: str, device: str) -> str:
-    """The first access out of bounds the ``op`` kernel makes on its own, under the stub's launch code where no
-    Python of the student's runs; "" when it stays in bounds. Once per session, on drawn."""
+    """The first access out of bounds the ``op`` kernel makes on its own, in any dtype a value test runs, under the
+    stub's launch code where no Python of the student's runs; "" when it stays in bounds. Once per session, on drawn."""
     def judge() -> str:
-        for shape, layout in (((3, 37), "contiguous"), ((5, 37), "chunk")):
-            try:
-                evidence, *_ = run_kernels(kernels, drawn(f"swiglu {op} bounds"), op, shape, layout=layout,
-                                           device=device, bounds="apart")
-            except pytest.fail.Exception:
-                return ""  # it does not run at all: its own tests say why
-            if evidence.get("out_of_bounds"):
-                return evidence["out_of_bounds"]
+        for dtype in VALUE_DTYPES:  # a kernel that branches on COMPUTE_DTYPE has a path per dtype
+            for shape, layout in (((3, 37), "contiguous"), ((5, 37), "chunk")):
+                try:
+                    evidence, *_ = run_kernels(kernels, drawn(f"swiglu {op} bounds"), op, shape, dtype, layout=layout,
+                                               device=device, bounds="apart")
+                except pytest.fail.Exception:
+                    return ""  # it does not run at all: its own tests say why
+                if evidence.get("out_of_bounds"):
+                    return evidence["out_of_bounds"]
         return ""
 
     return session_verdict((EXERCISE, id(kernels), op, device, "bounds"), judge, "")

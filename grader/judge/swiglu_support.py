@@ -51,6 +51,9 @@ SHAPES = {"0d": (), "1d": (3001,), "2d": (37, 129), "3d": (3, 17, 65), "4d": (2,
 HALF_SHAPE = (61, 67)  # 4087 elements: enough that a kernel computing in 16 bits shows
 LAYOUT_SHAPES = {"chunk": (4, 6, 45), "transposed": (45, 37), "strided": (6, 45)}
 EMPTY_SHAPES = [(0,), (3, 0, 5)]
+# The dtypes the value tests run: each is its own path through a kernel (COMPUTE_DTYPE can branch), so the
+# bounds test and the premise of the tests built on the kernels run every one of them, not float32 alone.
+VALUE_DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.float64)
 
 FUSED = Block(
     "FusedSwiGLU", EXERCISE, "TODO 6", "TODO 7", BLOCKS["GLU"].layers, BLOCKS["GLU"].count_formula,
