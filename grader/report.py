@@ -2,9 +2,11 @@
 
 Every format is written from a finished ``Grade`` by the grader's process, after the submission's
 child processes are gone, so nothing the submission did can end up in them but its test outcomes.
-Each says whether the submission ran sandboxed (``sandboxed``, decided by the grader alone). Messages
-arrive with their control characters escaped (``grader/grading.py``); Markdown and CSV escape what is
-special to them.
+Each says whether the submission ran sandboxed (``sandboxed``, decided by the grader alone). What came
+from the submission (its messages, the names of files not read, the submission's name) goes out through
+its format's one function (``grader/probes/safe_text.py``), here where each format is written, whatever
+was escaped before: ``markdown_cell`` in Markdown, ``printable`` in the terminal's text and in the
+strings of JSON and JUnit XML (whose serializers quote their own syntax).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from grader.results import FIELDS, Grade, TestResult, rounded, shown, task_title
-from grader.probes.safe_text import markdown_cell
+from grader.probes.safe_text import markdown_cell, printable
 
 JSON_SCHEMA = "mlp-block-grader/1"
 
@@ -53,7 +55,7 @@ def total_line(grade: Grade) -> str:
 
 def text(grade: Grade) -> str:
     how = f" ({sandbox_how(grade)})" if sandbox_how(grade) else ""
-    lines = [f"Grade for {grade.submission}   (seed {grade.seed})",
+    lines = [f"Grade for {printable(grade.submission)}   (seed {grade.seed})",
              f"Sandboxed: {'yes' if grade.sandboxed else 'NO'}{how}", ""]
     header = ("Task", "Tests passed", "Points", "Bonus")[:4 if grade.bonus else 3]
     rows = [header] + [_task_row(grade, task) for task in grade.tasks()]
@@ -70,15 +72,15 @@ def text(grade: Grade) -> str:
         lines += ["", "First failure per task (fix this one first):"]
         for task, t in failures:
             lines.append(f"  {task_title(task)}: {t.name}")
-            lines.append(f"      {t.message}")
+            lines.append(f"      {printable(t.message)}")
     if optional:
         lines += ["", f"Not handed in (optional, bonus): {', '.join(task_title(t) for t in optional)}"]
     if grade.refused:
         lines += ["", "Not read from the hand-in (graded as not handed in):"]
-        lines += [f"  {why}" for why in grade.refused]
+        lines += [f"  {printable(why)}" for why in grade.refused]
     if grade.not_graded:
         lines += ["", "Not graded on this machine (not counted in the total):"]
-        lines += [f"  {why}" for why in grade.not_graded]
+        lines += [f"  {printable(why)}" for why in grade.not_graded]
     lines += ["", f"Total: {total_line(grade)}"]
     return "\n".join(lines)
 
@@ -94,10 +96,11 @@ def as_json(grade: Grade) -> dict:
                       "points": sum(t.points for t in tests), "max_points": sum(t.max_points for t in tests),
                       "bonus": bonus, "bonus_points": grade.task_bonus(task) if bonus else None,
                       "bonus_max": grade.bonus_worth(task) if bonus else None,
-                      "first_failure": None if first is None else {"name": first.name, "message": first.message}})
+                      "first_failure": None if first is None else {"name": first.name,
+                                                                   "message": printable(first.message)}})
     return {
         "schema": JSON_SCHEMA,
-        "submission": grade.submission,
+        "submission": printable(grade.submission),
         "seed": grade.seed,
         "sandboxed": grade.sandboxed,
         "isolation": grade.isolation,
@@ -112,12 +115,12 @@ def as_json(grade: Grade) -> dict:
         "bonus_max": grade.bonus_max,
         "seconds": round(grade.seconds, 2),
         "grader_peak_mb": grade.grader_peak_mb,
-        "not_graded": grade.not_graded,
-        "refused": grade.refused,
+        "not_graded": [printable(why) for why in grade.not_graded],
+        "refused": [printable(why) for why in grade.refused],
         "files_digest": grade.files_digest,
         "tasks": tasks,
         "tests": [{"name": t.name, "task": t.task, "points": t.points, "max": t.max_points,
-                   "status": t.status, "message": t.message,
+                   "status": t.status, "message": printable(t.message),
                    **{name: getattr(t, name) for name in FIELDS}} for t in grade.tests],
     }
 
@@ -139,7 +142,7 @@ def gradescope(grade: Grade) -> dict:
             continue
         possible = grade.task_points(task)[1]
         for t in grade.task_tests(task):
-            output = "passed" if t.status == "passed" else (t.detail or t.message)
+            output = "passed" if t.status == "passed" else printable(t.detail or t.message, keep_newlines=True)
             score = rounded(grade.bonus_worth(task) * t.points / possible) if bonus and possible else t.points
             tests.append({"name": listed_name(t.task, t.name, bonus), "score": score,
                           "max_score": 0 if bonus else t.max_points,
@@ -183,10 +186,10 @@ def junit(grade: Grade) -> ET.ElementTree:
         for t in tests:
             case = ET.SubElement(suite, "testcase", classname=task_title(task), name=t.name)
             if t.status == "failed":
-                failure = ET.SubElement(case, "failure", message=t.message)
-                failure.text = t.detail or t.message
+                failure = ET.SubElement(case, "failure", message=printable(t.message))
+                failure.text = printable(t.detail or t.message, keep_newlines=True)
             elif t.status == "skipped":
-                ET.SubElement(case, "skipped", message=t.message)
+                ET.SubElement(case, "skipped", message=printable(t.message))
             ET.SubElement(case, "system-out").text = f"points: {t.points}/{t.max_points}"
     ET.indent(root)
     return ET.ElementTree(root)

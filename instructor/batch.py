@@ -244,9 +244,12 @@ def _run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits:
         if only:
             todo = [_pick(found, only, folder)]
         else:
-            # Done: graded from the same files. A hand-in changed since its grade is graded again.
-            done = {record.name for record in kept if record.grade is not None
-                    and record.name in files and record.grade.files_digest == files[record.name].digest()}
+            # Done: graded from the same files, for the same LMS student. A hand-in changed since its grade is
+            # graded again, and so is a name that now stands for another student (a record is kept by name).
+            subs = {sub.name: sub for sub in found.submissions}
+            done = {record.name for record in kept if record.grade is not None and record.name in files
+                    and record.grade.files_digest == files[record.name].digest()
+                    and (record.lms, record.lms_id) == (subs[record.name].lms, subs[record.name].student_id)}
             changed = sorted(r.name for r in kept if r.grade is not None and r.name in files and r.name not in done)
             todo = [sub for sub in found.submissions if sub.name not in done]
             gone = [r.name for r in kept if r.name not in files]

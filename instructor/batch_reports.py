@@ -8,7 +8,7 @@ their most common message); ``grades_histogram.png``; ``grades_skipped.csv`` (th
 folder that are no submission, with why); and, per LMS the hand-ins came from, the file its gradebook
 imports (``grades_canvas.csv``, ``grades_moodle.csv``: ``instructor/gradebooks.py``). Each file is
 written whole (``report.write_text``). Text from submissions is escaped as everywhere else: Markdown by
-``markdown_cell``, CSV by ``csv_cell``.
+``markdown_cell``, HTML by ``html_text``, CSV by ``csv_cell``.
 """
 
 from __future__ import annotations

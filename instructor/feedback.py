@@ -9,17 +9,18 @@ started (every test still meets a stub) in one line: all from the fields the tes
 stop (``grader/probes/safe_text.py``'s ``shorten``). Nothing of the sandbox's inner workings (its uid, its
 cgroups, its paths) is shown: the grade's ``isolation`` is the instructor's.
 Markdown (``.md``) for LMS comment boxes that render it, plain text (``.txt``) for those that do not.
-Test names are the suites' own; everything else from the submission (its messages) is untrusted:
-in Markdown it goes inside code spans, which render literally, so nothing needs backslashes.
+Test names are the suites' own; everything else (the submission's messages, the names in its hand-in,
+the intake's note that names them) is untrusted, and goes out through its format's one function
+(``grader/probes/safe_text.py``): in Markdown ``markdown_cell``, which shows it literally; in plain text
+``printable``.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from grader.results import Grade, TestResult, after_a_hang, shown, task_title, waits_for_another
-from grader.probes.safe_text import printable, shorten
+from grader.probes.safe_text import markdown_cell, printable, shorten
 
 FORMATS = ("md", "txt")
 MESSAGE_CHARS = 400  # one cause's message, shown whole up to this
@@ -64,9 +65,13 @@ class Writer:
     def heading(self, text: str, level: int) -> list[str]:
         return [f"{'#' * level} {text}", ""] if self.md else [text, "=" * len(text) if level == 1 else "-" * len(text), ""]
 
+    def text(self, untrusted: str) -> str:
+        """Untrusted text on one line, shown as it is."""
+        return markdown_cell(untrusted) if self.md else printable(" ".join(untrusted.split()))
+
     def quoted(self, untrusted: str) -> str:
-        text = shorten(printable(re.sub(r"\s*\n\s*", " ", untrusted)), MESSAGE_CHARS)
-        return f"`{text.replace('`', chr(39))}`" if self.md else text
+        """A message: ``text``, cut where a reader would stop."""
+        return self.text(shorten(printable(" ".join(untrusted.split())), MESSAGE_CHARS))
 
     def names(self, tests: list[TestResult]) -> str:
         shown = [short_name(t) for t in tests[:6]]
@@ -89,7 +94,7 @@ def feedback(name: str, grade: Grade, fmt: str = "md", late: bool = False, hand_
             return f"{earned} of {possible}"
         return f"{earned} of {possible}, bonus {shown(grade.task_bonus(task))} of {shown(grade.bonus_worth(task))}"
 
-    lines = w.heading(f"Feedback for {printable(name)}", 1)
+    lines = w.heading(f"Feedback for {w.text(name)}", 1)
     def in_short(task: str) -> str:
         earned, possible = grade.task_points(task)
         extra = f" for {shown(grade.task_bonus(task))} bonus points" if task in grade.bonus else ""
@@ -100,7 +105,7 @@ def feedback(name: str, grade: Grade, fmt: str = "md", late: bool = False, hand_
     if late:
         lines += ["Your LMS marked this hand-in late; any late penalty is your course's, not in this score.", ""]
     if hand_in:
-        lines += [f"Your hand-in: {w.quoted(printable(hand_in))}", ""]
+        lines += [f"Your hand-in: {w.quoted(hand_in)}", ""]
     for task in tasks:
         tests = grade.task_tests(task)
         worth = grade.task_points(task)[1]
@@ -129,8 +134,8 @@ def feedback(name: str, grade: Grade, fmt: str = "md", late: bool = False, hand_
                          f" count{'' if many else 's'} once the output is right: {w.names(waiting)}")
         lines.append("")
     notes = [f"Graded {'in the sandbox' if grade.sandboxed else 'WITHOUT the sandbox'}; data seed {grade.seed}."]
-    notes += [f"Not read from your hand-in (graded as not handed in): {printable(r)}" for r in grade.refused]
-    notes += [f"Not graded on the grading machine: {printable(n)}" for n in grade.not_graded]
+    notes += [f"Not read from your hand-in (graded as not handed in): {w.text(r)}" for r in grade.refused]
+    notes += [f"Not graded on the grading machine: {w.text(n)}" for n in grade.not_graded]
     return "\n".join(lines + notes) + "\n"
 
 

@@ -24,12 +24,12 @@ A hand-in without an id, or a grading error, gets no row: the gradebook keeps wh
 
 from __future__ import annotations
 
-import html
 import re
 import time
 from collections import Counter
 
 from grader.grading import GraderFailure
+from grader.probes.safe_text import html_text
 from instructor.batch_store import Record
 
 CANVAS_STUDENT = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -87,7 +87,7 @@ def moodle(records: list[Record], feedback: dict[str, str], now: float | None = 
 
 def as_html(text: str) -> str:
     """Plain text as Moodle's feedback comments show it: escaped, its lines kept."""
-    return "<br>".join(html.escape(line) for line in text.rstrip("\n").split("\n"))
+    return "<br>".join(html_text(line) for line in text.rstrip("\n").split("\n"))
 
 
 def canvas_feedback(records: list[Record], feedback: dict[str, str], extension: str) -> dict[str, bytes]:

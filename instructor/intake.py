@@ -11,9 +11,12 @@ input, like a student's zip). Its entries come as an LMS exports them:
   ``Alice Smith_12345_assignsubmission_file_mlp_block.py``), grouped by student.
 
 Entries that carry one LMS student's id (Canvas' loose files, Moodle's folder per plugin) are one
-hand-in. Which file answers which exercise, and which one is graded where several do (re-uploads,
-misnamed or nested files), is ``instructor/hand_in.py``'s; each hand-in is graded from a folder of
-its own that holds its exercise files under their own names, and its note says what was chosen.
+hand-in. The student and the id come from the LMS's own prefix of a name (``CANVAS``, ``MOODLE``), never
+from the file's own name after it, which the student chose; one id under two names is skipped, each of
+its entries with the reason (``_claimed_twice``), and neither graded as the other. Which file answers
+which exercise, and which one is graded where several do (re-uploads, misnamed or nested files), is
+``instructor/hand_in.py``'s; each hand-in is graded from a folder of its own that holds its exercise
+files under their own names, and its note says what was chosen.
 
 Anything else is skipped, never silently: each skipped entry comes back with a one-line reason. The
 exercises are the stems of the files in this checkout's ``exercises/``. Every submission gets a name
@@ -41,9 +44,13 @@ from instructor.unzip import Unpacker
 
 NAME_LIMIT = len(file_name("n" * 1000))  # the longest name safe_text.file_name gives
 
-# An LMS's names: the student, the LMS's id for them, and after them the file's own name, if any.
+# An LMS's names: the LMS's own prefix (the student, the LMS's id for them), then the file's own name, if
+# any, which the student chose. Neither LMS puts an underscore into the student's part (Canvas leaves
+# letters and digits of the sortable name; Moodle turns a full name's "_" into spaces), so the prefix
+# ends at the first "_<id>_": a name the student gave a file (``x_1002_assignsubmission_file_mlp.py``)
+# never decides whose hand-in it is.
 CANVAS = re.compile(r"^(?P<name>[^_]+)(?P<late>_late)?_(?P<id>\d+)_(?P<file>\d+)(?:_(?P<given>[^.].*))?$", re.IGNORECASE)
-MOODLE = re.compile(r"^(?P<name>.+)_(?P<id>\d+)_assignsubmission_[a-z]+(?:_(?P<given>[^.].*)|_)?$")
+MOODLE = re.compile(r"^(?P<name>[^_]+)_(?P<id>\d+)_assignsubmission_[a-z]+(?:_(?P<given>[^.].*)|_)?$")
 SEPARATOR = re.compile(r"[_ -]+")
 
 
@@ -92,6 +99,11 @@ class Student:
     entries: list[tuple[Path, str, str]] = field(default_factory=list)  # (path, label, the file's own name)
     late: bool = False  # any of its entries marked late by the LMS
     lms_prefix: str = ""  # Canvas: the start of its first entry's name (canvas_prefix)
+
+    @property
+    def source(self) -> str:
+        """Its entries, as the messages show them."""
+        return ", ".join(sorted(label for _, label, _ in self.entries))
 
 
 def is_class_zip(batch: Path) -> bool:
@@ -153,7 +165,10 @@ def scan(batch: Path, work: Path, ignore: set[Path] = frozenset()) -> Intake:
         else:
             intake.skip(label, "not a file or a folder")
     for i, student in enumerate(students.values()):
-        _settle(intake, student, HandIn(names, unpacker), work / f"graded-{i}")
+        if why := _claimed_twice(student, students.values()):
+            intake.skip(student.source, why)
+        else:
+            _settle(intake, student, HandIn(names, unpacker), work / f"graded-{i}")
     _name_all(intake)
     return intake
 
@@ -178,6 +193,20 @@ def _whose(entry: Path, label: str, names: list[str]) -> tuple[tuple[str, ...] |
                         f" ({', '.join(names)})")
 
 
+def _claimed_twice(student: Student, everyone) -> str:
+    """Why ``student`` is skipped where their LMS id is also in entries under another name ("" where not):
+    one id is one student in the LMS's gradebook, so no row can say whose grade it would hold; each is
+    skipped, with the other's entries named, rather than one given the other's grade."""
+    if not student.student_id:
+        return ""
+    others = sorted(label for other in everyone if other is not student and other.lms == student.lms
+                    and other.student_id == student.student_id for _, label, _ in other.entries)
+    if not others:
+        return ""
+    return (f"{student.lms} id {student.student_id} is also in the names of {', '.join(others[:3])}, under"
+            f" another student's name: whose hand-in it is cannot be told, so neither is graded")
+
+
 def _settle(intake: Intake, student: Student, hand_in: HandIn, target: Path) -> None:
     """One student's entries: a submission graded from ``target``, or skipped whole."""
     whole = len(student.entries) == 1  # else each folder's or zip's files are shown under its name
@@ -191,12 +220,11 @@ def _settle(intake: Intake, student: Student, hand_in: HandIn, target: Path) -> 
             hand_in.add_folder(path, "" if whole else label, 0)
         else:
             hand_in.add_zip(path, "" if whole else label, 0)
-    source = ", ".join(sorted(label for _, label, _ in student.entries))
     note, why = hand_in.settle(target)
     if why:
-        intake.skip(source, why)
+        intake.skip(student.source, why)
     else:
-        intake.submissions.append(Submission(source, target, student=student.name, student_id=student.student_id,
+        intake.submissions.append(Submission(student.source, target, student=student.name, student_id=student.student_id,
                                              lms=student.lms, note=printable(note), late=student.late,
                                              lms_prefix=student.lms_prefix))
 

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from grader.paths import reference_file
+from grader.probes.safe_text import markdown_cell
 
 from selfcheck.harness import REPO, VARIANTS, materialize, cli
 
@@ -171,17 +172,17 @@ def test_feedback_per_submission_grouped_and_readable(batch):
     row = batch["by_name"]["joneseve"]
     assert f"Score: {row['score']} of {row['max_score']} (MLP {row['mlp']}/{row['mlp_max']}, GLU {row['glu']}/" in eve
     assert f"Graded in the sandbox; data seed {row['seed']}." in eve
-    # The known mistake is the cause shown first, its message in a code span (no backslash escapes).
-    line = next(x for x in eve.splitlines() if x.startswith("- Fix first: `"))
+    # The known mistake is the cause shown first, its message as Markdown shows it literally.
+    line = next(x for x in eve.splitlines() if x.startswith("- Fix first: "))
     assert "the gate uses sigmoid" in line and "`test_parity_with_reference[relu-GLU]`" in line, line
-    assert "\\" not in eve
     assert "Every test passed." in batch["feedback"]["smithbob"]
     assert "marked this hand-in late" in eve and "marked this hand-in late" not in batch["feedback"]["smithbob"]
     # What the intake found is the student's to read too: which file was graded, which not and why.
     noted = [name for name, row in batch["by_name"].items() if row["note"]]
     assert noted, batch["rows"]
     for name in noted:
-        assert f"Your hand-in: `{batch['by_name'][name]['note'][:30]}" in batch["feedback"][name], batch["feedback"][name]
+        shown = markdown_cell(batch["by_name"][name]["note"])[:30]
+        assert f"Your hand-in: {shown}" in batch["feedback"][name], batch["feedback"][name]
     carol = batch["feedback"]["carol"]
     assert "## MLP: not started (0 of 25)" in carol and "## GLU: not started (0 of 25)" in carol, carol
     assert sum(line.startswith("- ") for line in carol.splitlines()) == 0, carol

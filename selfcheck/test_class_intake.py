@@ -201,3 +201,59 @@ def test_batch_takes_the_class_zip(tmp_path):
     assert proc.returncode == 3, proc.stderr[-2000:]
     assert f"skipped report.pdf: {SKIPPED['report.pdf']}" in proc.stderr, proc.stderr[-2000:]
     assert "--batch class.zip: no submission in it (1 entries skipped)" in proc.stderr, proc.stderr[-2000:]
+
+
+# Attack: a student names a file with another student's LMS id in that LMS's form. Moodle's download of
+# participant 1001's upload x_1002_assignsubmission_file_mlp_block.py is the entry below; Canvas's of user
+# 1001's is the one after it (in Moodle's form, for a batch that holds both). Control: the same class
+# without that file. Each participant's gradebook row must hold their own grade, whether the student whose
+# id is named handed in or not.
+POINTS_OF = {"reference": 25, "mistake": 12, "stubs": 0}  # a stand-in grade, by what the file graded is
+ATTACKS = {
+    "moodle": (f"Mallory Evil_1001{MOODLE_FILES}mlp_block.py", f"Mallory Evil_1001{MOODLE_FILES}x_1002{MOODLE_FILES}mlp_block.py",
+               f"Victor Good_1002{MOODLE_FILES}mlp_block.py"),
+    "canvas": ("evilmallory_1001_5001_mlp_block.py", f"evilmallory_1001_5002_x_1002{MOODLE_FILES}mlp_block.py",
+               "goodvictor_1002_5003_mlp_block.py"),
+}
+
+
+def gradebook_rows(found) -> dict[tuple[str, str], int]:
+    """(LMS, id) -> the score its gradebook file would import, each hand-in graded by a stand-in."""
+    from grader.results import Grade, TestResult
+    from instructor import gradebooks
+    from instructor.batch_store import Record
+
+    records = []
+    for sub in found.submissions:
+        graded = KNOWN.get(hashlib.sha256((sub.path / "mlp_block.py").read_bytes()).hexdigest())
+        test = TestResult("test_mlp.py::test_parity", "mlp", POINTS_OF[graded], 25, "passed")
+        records.append(Record.of(sub, Grade(sub.name, seed=7, tests=[test], sandboxed=True)))
+    return {(lms, r.lms_id): r.grade.score for lms in ("canvas", "moodle") for r in gradebooks.students(records, lms)[0]}
+
+
+@pytest.mark.parametrize("lms", sorted(ATTACKS))
+@pytest.mark.parametrize("victim_handed_in", [True, False], ids=["victim handed in", "victim did not"])
+def test_an_id_in_a_file_name_grades_nobody_else(tmp_path, lms, victim_handed_in):
+    own, trick, victim = ATTACKS[lms]
+    control = {own: STUBS, **({victim: MISTAKE} if victim_handed_in else {})}
+    rows = {}
+    for run, export in (("control", control), ("attack", {**control, trick: REFERENCE})):
+        write_folder(tmp_path / run, export)
+        rows[run] = gradebook_rows(scan(tmp_path / run, tmp_path / f"{run}-work"))
+    expected = {(lms, "1001"): 0, **({(lms, "1002"): 12} if victim_handed_in else {})}
+    assert rows == {"control": expected, "attack": expected}, rows
+
+
+def test_one_id_under_two_names_is_skipped_with_its_reason_and_grades_nobody(tmp_path):
+    """Two entries that name one participant number for two students (no download of one class does):
+    neither is graded as the other; each is skipped, naming the other."""
+    write_folder(tmp_path / "export", {f"Ann Lee_3001{MOODLE_FILES}mlp_block.py": REFERENCE,
+                                       f"Ann Leigh_3001{MOODLE_FILES}/mlp_block.py": STUBS,
+                                       f"Bo Ng_3002{MOODLE_FILES}mlp_block.py": MISTAKE})
+    found = scan(tmp_path / "export", tmp_path / "work")
+    assert gradebook_rows(found) == {("moodle", "3002"): 12}
+    reason = "moodle id 3001 is also in the names of {}, under another student's name: whose hand-in it is" \
+             " cannot be told, so neither is graded"
+    assert dict(found.skipped) == {
+        f"Ann Lee_3001{MOODLE_FILES}mlp_block.py": reason.format(f"Ann Leigh_3001{MOODLE_FILES}/"),
+        f"Ann Leigh_3001{MOODLE_FILES}/": reason.format(f"Ann Lee_3001{MOODLE_FILES}mlp_block.py")}, found.skipped

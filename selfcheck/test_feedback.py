@@ -1,6 +1,7 @@
 """A student's feedback file (``instructor/feedback.py``): one line per cause, causes first, an untouched
 task in one line, untrusted text shown literally and cut where a reader would stop, nothing of the
-sandbox's insides, in Markdown and in plain text."""
+sandbox's insides, in Markdown and in plain text. What each output makes of a hostile name is
+``test_hostile_names.py``'s."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from grader import report
 from grader.results import Grade
 from grader.results import TestResult as Result
-from grader.probes.safe_text import shorten
+from grader.probes.safe_text import markdown_cell, shorten
 from instructor.feedback import FORMATS, MESSAGE_CHARS, feedback
 
 NO_BIAS = "MLP.__init__ (TODO 1 in exercises/mlp_block.py): the block has no {layer}.bias; every layer needs one"
@@ -46,7 +47,7 @@ def test_one_cause_is_one_line_with_its_tests_and_points(one_slip):
     text = feedback("alice", one_slip)
     causes = [line for line in text.splitlines() if line.startswith("- ")]
     assert len(causes) == 2, text
-    assert causes[0].startswith("- Fix first: `MLP.__init__") and "(3 tests, 6 points:" in causes[0], causes[0]
+    assert causes[0].startswith(f"- Fix first: {markdown_cell('MLP.__init__')}") and "(3 tests, 6 points:" in causes[0], causes[0]
     assert "`test_parity_with_reference[relu-MLP]`" in causes[0]
     assert causes[1].startswith("- 2 more tests (2 points) count once the output is right"), causes[1]
 
@@ -57,12 +58,11 @@ def test_a_task_not_started_is_one_line(one_slip):
     assert text.count("not implemented yet") == 1, text
 
 
-def test_untrusted_text_is_shown_literally_without_backslashes():
+def test_untrusted_text_is_shown_literally_on_one_line():
     hostile = "boom `rm -rf` [click](http://x) <b>bold</b> # heading\nsecond line"
     text = feedback("alice", grade_with([failed("test_mlp.py::test_gradients[MLP]", "mlp", hostile, 2)]))
     line = next(line for line in text.splitlines() if line.startswith("- Fix first:"))
-    assert "`boom 'rm -rf' [click](http://x) <b>bold</b> # heading second line`" in line, line
-    assert "\\" not in text
+    assert f"- Fix first: {markdown_cell(hostile)} (1 test" in line and "heading second line" in line, line
 
 
 def test_plain_text_has_no_markup(one_slip):
@@ -154,7 +154,7 @@ def test_a_long_message_is_cut_at_a_word_never_in_a_code_span_or_a_number(fmt):
     message = words + "got 1.2345678e-06 where `tl.load(ptr + offsets, mask=offsets < n_cols)` was expected today"
     text = feedback("alice", grade_with([failed("test_mlp.py::test_gradients[MLP]", "mlp", message, 2)]), fmt)
     line = next(line for line in text.splitlines() if "Fix first:" in line)
-    shown = line.split("Fix first: ", 1)[1].rsplit(" (1 test", 1)[0].strip("`")
+    shown = line.split("Fix first: ", 1)[1].rsplit(" (1 test", 1)[0]
     assert shown.endswith(" …") and len(shown) <= MESSAGE_CHARS, shown
     kept = shown.removesuffix(" …")
     assert message.startswith(kept) and message[len(kept)] == " ", kept[-40:]  # a whole word, a whole number

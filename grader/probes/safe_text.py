@@ -1,13 +1,22 @@
 """Text that came from submission code, made safe for every place a grade is shown.
 
-A submission controls its exception messages, so it controls part of every failure message. Shown
-raw, a terminal escape could rewrite the grader's table ("Total: 98/98"), a carriage return could
-overwrite a line, a right-to-left override could reorder it, and a leading "=" could make a
-spreadsheet run a formula. Each report goes through these functions on the way out.
+A submission controls its exception messages, so it controls part of every failure message, and a
+student controls the names in a hand-in (its files, its zips' members), so notes and refusals that name
+them. Shown raw, a terminal escape could rewrite the grader's table ("Total: 98/98"), a carriage return
+could overwrite a line, a right-to-left override could reorder it, a leading "=" could make a spreadsheet
+run a formula, and a tag or a link could turn feedback into a page of the student's. Each untrusted text
+goes out through its format's one function here:
+
+* a terminal, plain text, JSON's and XML's strings (whose serializers quote their own syntax): ``printable``;
+* Markdown (a line or a table cell): ``markdown_cell``;
+* HTML: ``html_text``;
+* CSV: ``csv_cell``;
+* a file name: ``file_name``.
 """
 
 from __future__ import annotations
 
+import html
 import unicodedata
 
 _BIDI = {"\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069",
@@ -37,11 +46,17 @@ def csv_cell(value: object) -> object:
 
 
 def markdown_cell(text: str) -> str:
-    """One table cell of Markdown: one line, no column breaks, no HTML, no code-span escapes."""
+    """Markdown that shows ``text`` as it is, in a line or a table cell: one line, each character that could
+    start markup backslash-escaped (no link, no HTML, no emphasis, no code span, no entity, no column break)."""
     text = printable(" ".join(text.split()))
-    for ch in "\\`*_[]<>|":
+    for ch in "\\`*_[]<>|&~":
         text = text.replace(ch, "\\" + ch)
     return text
+
+
+def html_text(text: str) -> str:
+    """HTML that shows ``text`` as it is: no tag, no entity, no attribute's end, no control character."""
+    return html.escape(printable(text))
 
 
 def file_name(text: str, *, limit: int = 100) -> str:
