@@ -29,9 +29,10 @@ from grader.judge.checks import fail  # noqa: E402
 from grader.judge.gated_diagnosis import (likely_mistake, read_as_contiguous,  # noqa: E402
                                          weight_read_with_the_others_strides)
 from grader.kernels import maps as kernel_map  # noqa: E402
-from grader.judge.gated_support import (ACTIVATIONS, expect_float64, expect_formula, expect_kernel_responds,  # noqa: E402
-                                 expect_like_own, FLOAT32_RTOL, formula, INTERMEDIATE, inputs, KERNEL,
-                                 KERNEL_INPUTS, project, WHOLE_K_HIDDEN, WIDE_HIDDEN)
+from grader.judge.gated_support import (ACTIVATIONS, bounds_mode, expect_float64, expect_formula,  # noqa: E402
+                                        expect_kernel_responds, expect_like_own, expect_no_error, FLOAT32_RTOL,
+                                        formula, INTERMEDIATE, inputs, KERNEL, KERNEL_INPUTS, project,
+                                        projection_evidence, VALUE_DTYPES, WHOLE_K_HIDDEN, WIDE_HIDDEN)
 
 pytestmark = pytest.mark.gated
 
@@ -47,18 +48,21 @@ def test_forward_float32(kernels, gen, activation):
 
 
 # Two points: float64 is its own path through the kernel (COMPUTE_DTYPE's sums), and with it a formula
-# mistake (the gate's bias after the activation) costs about a third of the task, as it should.
+# mistake (the gate's bias after the activation) costs about a third of the task, as it should. The float64 and
+# 16-bit tests judge their arithmetic: an access out of bounds is the float32 tests' and the bounds test's to charge
+# (its lanes left out, the values inside judged), so a missing mask costs about the kernel's bounds share.
 @pytest.mark.points(2)
 def test_forward_float64(kernels, gen):
     case = inputs(gen, torch.float64)
-    expect_float64(project(kernels, case, "gelu")["out"], case, "gelu", "gated_projection in float64 (TODO 1-2)")
+    expect_float64(project(kernels, case, "gelu", bounds="apart")["out"], case, "gelu",
+                   "gated_projection in float64 (TODO 1-2)")
 
 
 @pytest.mark.points(1)
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bfloat16", "float16"])
 def test_forward_16bit(kernels, gen, dtype):
     case = inputs(gen, dtype, hidden=WIDE_HIDDEN)
-    got = project(kernels, case, "silu")["out"]
+    got = project(kernels, case, "silu", bounds="apart")["out"]
     want = formula(case, "silu")
     x, wg, wv, bg, bv = (case[n] for n in ("x", "gate_weight", "value_weight", "gate_bias", "value_bias"))
     eager = F.silu(F.linear(x, wg, bg)) * F.linear(x, wv, bv)  # PyTorch in 16 bits: four roundings
@@ -99,8 +103,9 @@ def expect_strides_used(got: torch.Tensor, own: torch.Tensor, case: dict, activa
 def test_forward_noncontiguous_x(kernels, gen, layout):
     """Judged against the kernel's own output on the same x laid out contiguously: the layout is this test's
     property, the formula test_forward_float32's."""
-    case = inputs(gen, hidden=WHOLE_K_HIDDEN)
-    got, own = project(kernels, case, "silu", layout=layout)["out"], project(kernels, case, "silu")["out"]
+    case, bounds = inputs(gen, hidden=WHOLE_K_HIDDEN), bounds_mode(kernels)
+    got = project(kernels, case, "silu", layout=layout, bounds=bounds)["out"]
+    own = project(kernels, case, "silu", bounds=bounds)["out"]
     expect_strides_used(got, own, case, "silu", "x", layout, "stride_xm, stride_xk")
     expect_like_own(got, own, f"gated_projection on a {layout} x",
                     "on the same x made contiguous", "index x's tile with the strides it is given (stride_xm,"
@@ -115,8 +120,9 @@ def test_forward_noncontiguous_weights(kernels, gen, layout):
     """Weights as views (a transposed copy's .T, every other column; the biases stay contiguous): the
     kernel reads each weight through its own two strides, never as rows HIDDEN elements apart. Judged
     against the kernel's own output on contiguous weights."""
-    case = inputs(gen, hidden=WHOLE_K_HIDDEN)
-    got, own = project(kernels, case, "gelu", weight_layout=layout)["out"], project(kernels, case, "gelu")["out"]
+    case, bounds = inputs(gen, hidden=WHOLE_K_HIDDEN), bounds_mode(kernels)
+    got = project(kernels, case, "gelu", weight_layout=layout, bounds=bounds)["out"]
+    own = project(kernels, case, "gelu", bounds=bounds)["out"]
     expect_strides_used(got, own, case, "gelu", "weights", layout, "stride_gn, stride_gk and stride_vn, stride_vk")
     expect_like_own(got, own, f"gated_projection on {layout} weights",
                     "on the same weights made contiguous", "index each weight's (K, N) tile with its own stride_gn,"
@@ -129,9 +135,9 @@ def test_forward_noncontiguous_weights(kernels, gen, layout):
 def test_forward_weights_each_by_its_strides(kernels, gen):
     """The gate's weight a transposed view, the value's contiguous: each weight's tile is read through its own
     strides (a kernel that reads one with the other's passes wherever the two share a layout)."""
-    case = inputs(gen, hidden=WHOLE_K_HIDDEN)
-    got = project(kernels, case, "gelu", weight_layout="transposed/contiguous")["out"]
-    own = project(kernels, case, "gelu")["out"]
+    case, bounds = inputs(gen, hidden=WHOLE_K_HIDDEN), bounds_mode(kernels)
+    got = project(kernels, case, "gelu", weight_layout="transposed/contiguous", bounds=bounds)["out"]
+    own = project(kernels, case, "gelu", bounds=bounds)["out"]
     mixed = weight_read_with_the_others_strides(got, case, "gelu")
     if mixed:
         other = "gate" if mixed == "value" else "value"
@@ -148,10 +154,10 @@ def test_forward_weights_each_by_its_strides(kernels, gen):
 @rests_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection without biases"), alone=True)
 def test_forward_without_bias(kernels, gen):
     """HAS_BIAS=False is judged against the kernel's own output with biases of zeros."""
-    case = inputs(gen, bias=False, hidden=WHOLE_K_HIDDEN)
-    evidence = project(kernels, case, "relu")
+    case, bounds = inputs(gen, bias=False, hidden=WHOLE_K_HIDDEN), bounds_mode(kernels)
+    evidence = project(kernels, case, "relu", bounds=bounds)
     zeros = torch.zeros(INTERMEDIATE, dtype=case["x"].dtype)
-    own = project(kernels, {**case, "gate_bias": zeros, "value_bias": zeros.clone()}, "relu")["out"]
+    own = project(kernels, {**case, "gate_bias": zeros, "value_bias": zeros.clone()}, "relu", bounds=bounds)["out"]
     hint = ("with HAS_BIAS=False the kernel must read no bias (its pointers are not tensors then) and add nothing:"
             " load and add the biases only under `if HAS_BIAS:` (TODO 1)")
     expect_like_own(evidence["out"], own, "gated_projection without biases (HAS_BIAS=False)",
@@ -163,6 +169,21 @@ def test_forward_without_bias(kernels, gen):
 @rests_on(lambda a: expect_kernel_responds(a["kernels"], "gated_projection leaves x as it was"), alone=True)
 def test_input_unmodified(kernels, gen):
     case = inputs(gen, hidden=WHOLE_K_HIDDEN)
-    evidence = project(kernels, case, "silu")
+    evidence = project(kernels, case, "silu", bounds=bounds_mode(kernels))
     if evidence["input_changed"]:
         fail(f"{KERNEL} changed x: the kernel may only store into the output (TODO 1)")
+
+
+@pytest.mark.points(2)
+@rests_on(lambda a: expect_kernel_responds(a["kernels"], f"{KERNEL} stays in bounds"), alone=True)
+def test_memory_stays_in_bounds(kernels, gen):
+    """Every dtype a value test runs, on sizes no tile divides (M=37, N=29, K=45): each dtype is its own path
+    through the kernel, and the float64 and 16-bit value tests leave accesses out of bounds to this test. Every
+    load and store is checked before it happens; the first outside the tensors fails, with the dimension its tile
+    ran past."""
+    for dtype in VALUE_DTYPES:
+        case = inputs(gen, dtype)
+        evidence = projection_evidence(kernels, case, "silu")
+        if dtype == torch.float32 or evidence.get("error", {}).get("type") == "OutOfBoundsAccess":
+            expect_no_error(evidence, f"{str(dtype).removeprefix('torch.')} inputs")
+        # any other error: this dtype's path never ran to an access, and its value test says why

@@ -18,9 +18,9 @@ from grader.judge.kernel_target import rests_on  # noqa: E402
 from grader.judge.checks import fail  # noqa: E402
 from grader.judge.gated_launch import (check_launch, check_launch_float64, expect_follows_stand_in,  # noqa: E402
                                 expect_from_kernel, expect_launch_works, launch_grid)
-from grader.judge.gated_support import (expect_kernel_responds, expect_kernel_takes_weight_strides,  # noqa: E402
-                                 INTERMEDIATE, inputs, KERNEL,
-                                 project, WHOLE_K_HIDDEN)
+from grader.judge.gated_support import (bounds_mode, expect_kernel_responds,  # noqa: E402
+                                        expect_kernel_takes_weight_strides, INTERMEDIATE, inputs, KERNEL, project,
+                                        WHOLE_K_HIDDEN)
 
 pytestmark = pytest.mark.gated
 
@@ -49,7 +49,7 @@ def test_forward_3d_input(target, kernels, gen, layout):
     flat = {**case, "x": case["x"].reshape(-1, WHOLE_K_HIDDEN)}
     what = f"gated_projection on x of shape (2, 15, {WHOLE_K_HIDDEN})" + (
         ", a (15, 2, ...) tensor's .transpose(0, 1)" if layout == "sequence_first" else "")
-    evidence = project(target, case, "silu", layout=layout)
+    evidence = project(target, case, "silu", layout=layout, bounds=bounds_mode(kernels))
     got = evidence["out"]
     if tuple(got.shape) != (2, 15, INTERMEDIATE):
         fail(f"{what}: shape {tuple(got.shape)}, expected (2, 15, {INTERMEDIATE}): reshape the (M, N) result to"
@@ -63,7 +63,7 @@ def test_forward_3d_input(target, kernels, gen, layout):
 @rests_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection runs"), alone=True)
 def test_no_tokens(target, kernels, gen):
     case = inputs(gen, tokens=0, hidden=WHOLE_K_HIDDEN)
-    got = project(target, case, "silu")["out"]
+    got = project(target, case, "silu", bounds=bounds_mode(kernels))["out"]
     if tuple(got.shape) != (0, INTERMEDIATE):
         fail(f"gated_projection on 0 tokens: shape {tuple(got.shape)}, expected (0, {INTERMEDIATE}): allocate"
              " the (M, N) output for M = 0 too, and return it as (..., N) (TODO 2)")
@@ -75,7 +75,7 @@ def test_no_tokens(target, kernels, gen):
 @rests_on(lambda a: expect_launch_works(a["target"], a["kernels"], "gated_projection_combined runs"), alone=True)
 def test_combined_weight(target, kernels, gen):
     case = inputs(gen, hidden=WHOLE_K_HIDDEN)
-    evidence = project(target, case, "silu", combined=True)
+    evidence = project(target, case, "silu", combined=True, bounds=bounds_mode(kernels))
     expect_from_kernel(evidence["out"], case, "silu", kernels, "gated_projection_combined on one (2 * intermediate,"
                        " hidden) weight (TODO 3)", todo="TODO 3", grid=launch_grid(evidence))
     expect_follows_stand_in(target, case, "silu", "gated_projection_combined", "TODO 3: views of weight and bias,"
@@ -96,7 +96,7 @@ def expect_no_copy(evidence: dict, what: str, how: str, todo: str) -> None:
 
 def expect_projection_takes_strided_weights(target, kernels, case: dict) -> None:
     """gated_projection alone, on the same non-contiguous weights: a mistake there is TODO 2's, not TODO 3's."""
-    evidence = project(target, case, "silu", weight_layout="transposed")
+    evidence = project(target, case, "silu", weight_layout="transposed", bounds=bounds_mode(kernels))
     expect_from_kernel(evidence["out"], case, "silu", kernels, "gated_projection on transposed weights (TODO 2: pass"
                        " the weights to _launch_gated_kernel as they are, with their strides)", grid=launch_grid(evidence))
     expect_no_copy(evidence, "gated_projection on transposed weights", "pass gate_weight and value_weight with their"
@@ -116,7 +116,7 @@ def test_combined_weight_not_copied(target, kernels, gen):
     """The combined weight a transposed tensor's .T (its bias contiguous: the kernel takes no bias stride): the halves are views
     of them, offsets and strides, and the kernel gets those views, not copies."""
     case = inputs(gen, hidden=WHOLE_K_HIDDEN)
-    evidence = project(target, case, "silu", combined=True, weight_layout="transposed")
+    evidence = project(target, case, "silu", combined=True, weight_layout="transposed", bounds=bounds_mode(kernels))
     failure = None
     try:
         expect_from_kernel(evidence["out"], case, "silu", kernels, "gated_projection_combined on a non-contiguous"

@@ -12,8 +12,8 @@ import torch
 
 from grader.probes import stand_in_gated
 from grader.judge.checks import describe_mismatch, fail
-from grader.judge.gated_support import (EXERCISE, expect_formula, expect_kernel_responds, FLOAT32_RTOL, inputs, KERNEL,
-                                 kernel_verdict, project, WHOLE_K_HIDDEN)
+from grader.judge.gated_support import (bounds_mode, EXERCISE, expect_formula, expect_kernel_responds, FLOAT32_RTOL,
+                                        inputs, KERNEL, kernel_verdict, project, WHOLE_K_HIDDEN)
 from grader.judge.kernel_target import drawn, session_verdict
 from grader.judge.stand_in_log import GATED, served_on, shown
 
@@ -33,7 +33,7 @@ def check_launch(target, kernels, gen: torch.Generator) -> dict:
     """gated_projection returns what the kernel computes (in float32), and its result follows the stand-in
     (TODO 2)."""
     case = inputs(gen, hidden=WHOLE_K_HIDDEN)
-    evidence = project(target, case, "gelu")
+    evidence = project(target, case, "gelu", bounds=bounds_mode(kernels))
     expect_from_kernel(evidence["out"], case, "gelu", kernels, "gated_projection (TODO 2)", maps=evidence.get("maps"),
                        grid=launch_grid(evidence))
     expect_follows_stand_in(target, case, "gelu", "gated_projection", "TODO 2", gen)
@@ -61,12 +61,13 @@ def own_outputs(kernels, case: dict, activation: str, grid: tuple[int, ...] | No
     projection there. A kernel that reads its grid could do anything on a grid of its choosing; on a grid
     where it fails or computes something else, the given grid's output alone stands (a grid too small
     leaves elements unwritten, and is the launch's mistake)."""
-    given = project(kernels, case, activation)
+    bounds = bounds_mode(kernels)
+    given = project(kernels, case, activation, bounds=bounds)
     owns, given_grid = [given["out"]], launch_grid(given)
     if grid is None or given_grid is None or grid == given_grid or math.prod(grid) > math.prod(given_grid):
         return owns
     try:
-        on_grid = project(kernels, case, activation, grid=grid)["out"]
+        on_grid = project(kernels, case, activation, grid=grid, bounds=bounds)["out"]
         expect_formula(on_grid, case, activation, f"{KERNEL} on the launch's own grid", FLOAT32_RTOL, FLOAT32_RTOL)
     except pytest.fail.Exception:
         return owns
@@ -124,7 +125,7 @@ def expect_launch_uses_kernel(target, kernels, what: str) -> None:
     expect_kernel_responds(kernels, what)
     def judge() -> str:
         case = inputs(drawn("gated launch uses the kernel"), hidden=WHOLE_K_HIDDEN)
-        evidence = project(target, case, "silu")
+        evidence = project(target, case, "silu", bounds=bounds_mode(kernels))
         got = evidence["out"]
         # The kernel's own output, computed where no Python of the student's runs, for the arguments as
         # given and with the gate's and the value's swapped (the one launch mistake that keeps a result),

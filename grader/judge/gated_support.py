@@ -22,6 +22,7 @@ on the very inputs the code under test got; a wrong value is compared with the m
 from __future__ import annotations
 
 
+import pytest
 import torch
 
 from grader.kernels import maps as kernel_map
@@ -43,6 +44,9 @@ WIDE_HIDDEN = 509  # 16 bits: 32 steps of the K loop, so that summing in 16 bits
 # partial step (no K mask, the remainder dropped) is TODO 1's tests' to charge, and leaves these to be judged.
 WHOLE_K_HIDDEN = 64
 KERNEL_INPUTS = ["x_ptr", "gate_weight_ptr", "value_weight_ptr"]
+# The dtypes the value tests run, each its own path through the kernel (COMPUTE_DTYPE's sums, a branch on it): the
+# bounds test runs every one, and so does the verdict on whether the kernel goes out of bounds on its own.
+VALUE_DTYPES = (torch.float32, torch.float64, torch.bfloat16, torch.float16)
 
 
 def torch_activation(name: str):
@@ -83,18 +87,28 @@ def triton_error_hint(message: str) -> str:
     return f" ({hint})" if hint else ""
 
 
-def project(target, case: dict, activation: str = "silu", **options) -> dict:
-    """gated_projection on ``target``; on the ``kernels`` target, the kernel alone through the given
-    _launch_gated_kernel (x two-dimensional: TODO 2's reshape is not the kernel's)."""
+def projection_evidence(target, case: dict, activation: str = "silu", **options) -> dict:
+    """The probe's evidence of gated_projection on ``target``, its error included; on the ``kernels`` target, the
+    kernel alone through the given _launch_gated_kernel (x two-dimensional: TODO 2's reshape is not the kernel's)."""
     if isinstance(target.backend, StudentKernels):
         options = {**options, "kernel_alone": True}
-    evidence = target.evidence(EXERCISE, "gated_projection_run", activation=activation, **{**case, **options})
+    return target.evidence(EXERCISE, "gated_projection_run", activation=activation, **{**case, **options})
+
+
+def project(target, case: dict, activation: str = "silu", **options) -> dict:
+    """``projection_evidence``, where an error fails the test with its message."""
+    evidence = projection_evidence(target, case, activation, **options)
+    expect_no_error(evidence)
+    return evidence
+
+
+def expect_no_error(evidence: dict, inputs_were: str = "") -> None:
+    """Fail with the error the code under test raised, if any (``inputs_were``: which inputs, for the message)."""
     if "error" in evidence:
         message = format_error(evidence["error"])
-        message += triton_error_hint(message)
+        message += triton_error_hint(message) + (f" (on {inputs_were})" if inputs_were else "")
         # after an out-of-bounds access: where it went
         fail(message + kernel_map.for_error(evidence["error"]), **error_fields(evidence["error"]))
-    return evidence
 
 
 def expect_formula(got: torch.Tensor, case: dict, activation: str, what: str, rtol: float, atol: float,
@@ -137,16 +151,45 @@ def expect_float64(got: torch.Tensor, case: dict, activation: str, what: str) ->
 
 
 
+def kernel_bounds_verdict(kernels) -> str:
+    """The first access out of bounds the student's kernel makes on its own under trusted launch code, in any dtype
+    a value test runs, on drawn; "" where it stays in bounds (or does not run: its own tests say why). Asked once
+    per session."""
+    def judge() -> str:
+        for dtype in VALUE_DTYPES:
+            case = inputs(drawn(f"gated kernel bounds {dtype}"), dtype)
+            try:
+                violation = project(kernels, case, "silu", bounds="apart")["out_of_bounds"]
+            except pytest.fail.Exception:
+                continue  # this dtype does not run: its value test says why
+            if violation:
+                return violation
+        return ""
+
+    return session_verdict((EXERCISE, "bounds"), judge, "")
+
+
+def bounds_mode(kernels) -> str:
+    """How a test of another property than the kernel's values and bounds (a layout, the launch, the combined
+    weight, the block) treats an access out of bounds: "apart" where the kernel makes one on its own under the
+    given launch code (the kernel's value and bounds tests charge it; this test judges what was computed inside the
+    tensors), "judged" where it does not: then an access out of bounds comes from the code under test, and this
+    test fails on it."""
+    return "apart" if kernel_bounds_verdict(kernels) else "judged"
+
+
 def kernel_verdict(kernels, dtype: torch.dtype = torch.float32, weight_layout: str = "contiguous") -> str:
     """"" when the student's kernel computes the projection under trusted launch code (silu in float32,
-    gelu in float64, on drawn; the weights in ``weight_layout``), else the first line of why not.
-    Asked once per session for each."""
+    gelu in float64, on drawn; the weights in ``weight_layout``), else the first line of why not. Its bounds
+    apart: an access outside the tensors is the kernel's value and bounds tests' to charge, not the premise of
+    the tests built on its values. Asked once per session for each."""
     def judge() -> None:
         case = inputs(drawn(f"gated kernel{'' if dtype == torch.float32 else ' float64'}"), dtype)
         if dtype == torch.float64:
-            expect_float64(project(kernels, case, "gelu")["out"], case, "gelu", f"{KERNEL} in float64 (TODO 1)")
+            expect_float64(project(kernels, case, "gelu", bounds="apart")["out"], case, "gelu",
+                           f"{KERNEL} in float64 (TODO 1)")
         else:
-            evidence = project(kernels, case, "silu", weight_layout=weight_layout)
+            evidence = project(kernels, case, "silu", weight_layout=weight_layout, bounds="apart")
             expect_formula(evidence["out"], case, "silu", f"{KERNEL} (TODO 1)", FLOAT32_RTOL, FLOAT32_RTOL)
 
     return session_verdict((EXERCISE, "kernel", str(dtype), weight_layout), judge, "the kernel failed")
@@ -163,10 +206,10 @@ def responds_verdict(kernels) -> str:
         gen = drawn(f"gated kernel responds {WHOLE_K_HIDDEN}")
         case = inputs(gen, hidden=WHOLE_K_HIDDEN)
         other_x, other_weights = inputs(gen, hidden=WHOLE_K_HIDDEN), inputs(gen, hidden=WHOLE_K_HIDDEN)
-        out = project(kernels, case, "silu")["out"]
-        moved_x = project(kernels, {**case, "x": other_x["x"]}, "silu")["out"]
+        out = project(kernels, case, "silu", bounds="apart")["out"]
+        moved_x = project(kernels, {**case, "x": other_x["x"]}, "silu", bounds="apart")["out"]
         moved_w = project(kernels, {**case, "gate_weight": other_weights["gate_weight"],
-                                    "value_weight": other_weights["value_weight"]}, "silu")["out"]
+                                    "value_weight": other_weights["value_weight"]}, "silu", bounds="apart")["out"]
         want = (TOKENS, INTERMEDIATE)
         if tuple(out.shape) != want or not torch.isfinite(out).any():
             return f"{KERNEL} wrote no finite value" if tuple(
@@ -205,8 +248,9 @@ def expect_kernel_takes_weight_strides(kernels, what: str) -> None:
     on x with WHOLE_K_HIDDEN features: the premise of a TODO 3 test."""
     def judge() -> None:
         case = inputs(drawn("gated kernel strides"), hidden=WHOLE_K_HIDDEN)
-        expect_like_own(project(kernels, case, "silu", weight_layout="transposed")["out"],
-                        project(kernels, case, "silu")["out"], f"{KERNEL} on transposed weights",
+        bounds = bounds_mode(kernels)
+        expect_like_own(project(kernels, case, "silu", weight_layout="transposed", bounds=bounds)["out"],
+                        project(kernels, case, "silu", bounds=bounds)["out"], f"{KERNEL} on transposed weights",
                         "on contiguous ones", "", "weight strides ignored")
 
     verdict = session_verdict((EXERCISE, "strides"), judge, "the kernel failed")

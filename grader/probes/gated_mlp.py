@@ -24,7 +24,7 @@ def gated_projection_run(module: ModuleType, x: torch.Tensor, gate_weight: torch
                          gate_bias: torch.Tensor | None = None, value_bias: torch.Tensor | None = None,
                          activation: str = "silu", layout: str = "contiguous", weight_layout: str = "contiguous",
                          combined: bool = False, kernel_alone: bool = False, grid: tuple | None = None,
-                         device: str | None = None) -> dict:
+                         device: str | None = None, bounds: str = "judged") -> dict:
     """gated_projection(x, ...) on ``x`` built here in ``layout`` and the weights in ``weight_layout``
     ("GATE/VALUE" for two layouts; the biases contiguous: the kernel takes no stride for them); with ``combined``,
     gated_projection_combined(x, cat(weights), cat(biases)) instead, the combined weight in
@@ -33,7 +33,9 @@ def gated_projection_run(module: ModuleType, x: torch.Tensor, gate_weight: torch
     ``copied``: the weight and bias arguments of the last launch whose tensor is not in the memory of the
     tensor the call was given (a copy the kernel reads instead of the caller's). ``grid``: the kernel is
     launched on this grid, whatever the launch code picks; ``grid`` in the evidence: the last launch's.
-    ``device``: where the tensors are placed; by default where Triton runs kernels here."""
+    ``device``: where the tensors are placed; by default where Triton runs kernels here. ``bounds`` as
+    ``watched_stage``'s: "apart" for a test of another property than the kernel's own values and bounds, where the
+    kernel goes out of bounds on its own (the access in ``out_of_bounds``)."""
     device = device or kernel_device()
     name = "gated_projection_combined" if combined else "_launch_gated_kernel" if kernel_alone else "gated_projection"
     check_triton_ready(name)
@@ -57,7 +59,7 @@ def gated_projection_run(module: ModuleType, x: torch.Tensor, gate_weight: torch
     before = xv.clone()
     with TritonWatch(module) as watch, NaNForFreshMemory(), LaunchGrid("_gated_projection_kernel", grid or ()):
         watch.dim_names = GEMM_DIMS
-        result = watched_stage(watch, name, fn, *args, activation=activation)
+        result = watched_stage(watch, name, fn, *args, activation=activation, bounds=bounds)
         launched = watch.tensors_given("_gated_projection_kernel")
     if not isinstance(result, torch.Tensor):
         raise CodeUnderTestError(name, TypeError(f"returned {describe_result(result)}, not a Tensor"))
@@ -65,7 +67,7 @@ def gated_projection_run(module: ModuleType, x: torch.Tensor, gate_weight: torch
               and launched[arg].untyped_storage().data_ptr() != t.untyped_storage().data_ptr()]
     return {"out": to_cpu(result), "kernels": watch.ours(), "foreign_kernels": watch.foreign(),
             "input_changed": not torch.equal(xv, before), "copied": copied,
-            "grid": watch.grid_of("_gated_projection_kernel"),
+            "grid": watch.grid_of("_gated_projection_kernel"), "out_of_bounds": watch.violation or "",
             "maps": watch.memory.evidence("_gated_projection_kernel", [xv, *args[1:], result])}
 
 
@@ -81,7 +83,7 @@ def _kernel_alone(launch):
 @probe
 def gated_module_run(module: ModuleType, hidden: int, intermediate: int, activation: str, weights: dict,
                      x: torch.Tensor, grad_out: torch.Tensor, dropout: float = 0.0, train: bool = False,
-                     run: bool = True, device: str | None = None, backward: bool = True) -> dict:
+                     run: bool = True, device: str | None = None, backward: bool = True, bounds: str = "judged") -> dict:
     """FusedGatedMLP built, given ``weights`` (GLU's names) and run forward (and backward with
     ``grad_out``): its layer names, output, and the gradients of x and of every parameter. Without
     ``run``: built only, its layer names; without ``backward``: the forward alone (a test of the output does
@@ -104,7 +106,7 @@ def gated_module_run(module: ModuleType, hidden: int, intermediate: int, activat
     block.train(train)
     xi = x.to(device).clone().requires_grad_(True)
     with TritonWatch(module) as watch, NaNForFreshMemory():
-        out = watched_stage(watch, "FusedGatedMLP.forward", block, xi)
+        out = watched_stage(watch, "FusedGatedMLP.forward", block, xi, bounds=bounds)
     if not isinstance(out, torch.Tensor):
         raise CodeUnderTestError("FusedGatedMLP.forward", TypeError(f"returned {describe_result(out)}, not a Tensor"))
     evidence = {"names": names, "out": to_cpu(out), "kernels": watch.ours()}

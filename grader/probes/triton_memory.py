@@ -38,7 +38,8 @@ class CheckedMemory:
         outside = self._guard.check("load", ptrs, mask, np.dtype(dtype).itemsize)
         if outside is None:
             return self._native.load(ptrs, mask, other, dtype)
-        return _poisoned(self._native.load(ptrs, _inside_only(ptrs, mask, outside), other, dtype), outside)
+        loaded = self._native.load(ptrs, _inside_only(ptrs, mask, outside), other, dtype)
+        return _poisoned(loaded, outside) if self._guard.poisons_outside_reads() else loaded
 
     def store(self, ptrs, value, mask):
         outside = self._guard.check("store", ptrs, mask, value.dtype.itemsize)

@@ -129,7 +129,8 @@ class _TritonGuard:
     def check(self, access: str, ptrs, mask, itemsize: int):
         """None where every lane the mask lets through is inside the launch's tensors; else the lanes (a bool
         array of the tile's shape) that are outside, recorded as the watches' violation. Those lanes are then
-        left out of the access (a load reads NaN there): nothing outside the tensors is ever read or written,
+        left out of the access (a load reads NaN there, or where bounds are apart what a masked lane reads:
+        ``poisons_outside_reads``): nothing outside the tensors is ever read or written,
         and the launch runs on, so what it computed inside can be judged apart from the violation (a probe
         that judges bounds fails its stage on it: ``watched_stage``)."""
         import numpy as np
@@ -183,6 +184,11 @@ class _TritonGuard:
                 if nearest is not None:
                     watch.memory.outside(kernel, nearest[0], _drawn_as(access), outside)
         return lanes
+
+
+    def poisons_outside_reads(self) -> bool:
+        """Whether a load's lanes outside the tensors read NaN: unless every active watch judges bounds apart."""
+        return not self.watches or any(watch.poison_outside_reads for watch in self.watches)
 
 
 def _drawn_as(access: str) -> str:
@@ -295,6 +301,12 @@ class TritonWatch:
         # argument -> the names of its tensor's dimensions ("x_ptr": ("M", "K")), where an exercise has
         # them: an out-of-bounds access is then told as the dimension its tile ran past
         self.dim_names: dict[str, tuple[str, ...]] = {}
+        # What a load's lanes outside the tensors read: NaN where bounds are judged (a result that uses them
+        # shows it), the load's `other` where they are apart (``watched_stage``): what a masked lane reads, so
+        # that a kernel whose only fault is a missing mask computes inside what it would with the mask (an x
+        # tile read past K, multiplied by a masked weight tile, adds nothing), and a test of another property
+        # judges that.
+        self.poison_outside_reads = True
 
     def __enter__(self) -> "TritonWatch":
         guard_triton().watches.append(self)
@@ -331,6 +343,7 @@ def watched_stage(watch: TritonWatch, stage: str, fn: Callable, *args, bounds: s
     and the violation stays in ``watch.violation`` for the probe to report: for a test of another property
     (the wiring, the launch, the inputs left untouched), which memory safety is not."""
     failed = False
+    watch.poison_outside_reads = bounds == "judged"
     try:
         result = run_stage(stage, fn, *args, **kwargs)
     except CodeUnderTestError:

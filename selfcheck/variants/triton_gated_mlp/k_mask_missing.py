@@ -1,10 +1,15 @@
 """Wrong: the loads of x leave out the mask on K, so the last step reads past each row of x."""
 
-# Only the formula tests run on a hidden width no tile divides (45, and 509 in 16 bits): the layout, no-bias
-# and untouched-input tests, and all that is built on the kernel, run on 64 features and pass.
+# Only the value and bounds tests run on a hidden width no tile divides (45, and 509 in 16 bits): the layout, no-bias
+# and untouched-input tests, and all that is built on the kernel, run on 64 features and pass. The float64 and
+# 16-bit value tests judge bounds apart: the x tile read past K meets a masked weight tile and adds nothing.
 EXPECT_FAILURES = {
     'test_forward_float32[silu]': {'cause': 'OutOfBoundsAccess in _launch_gated_kernel', 'says': 'its K index reaches 47, past K = 45'},
-    'test_forward_float64': {'cause': 'OutOfBoundsAccess in _launch_gated_kernel', 'says': 'OutOfBoundsAccess'},
+    'test_forward_float32[gelu]': {'cause': 'OutOfBoundsAccess in _launch_gated_kernel'},
+    'test_forward_float32[gelu_tanh]': {'cause': 'OutOfBoundsAccess in _launch_gated_kernel'},
+    'test_forward_float32[relu]': {'cause': 'OutOfBoundsAccess in _launch_gated_kernel'},
+    'test_forward_float32[sigmoid]': {'cause': 'OutOfBoundsAccess in _launch_gated_kernel'},
+    'test_memory_stays_in_bounds': {'cause': 'OutOfBoundsAccess in _launch_gated_kernel', 'says': 'its K index reaches'},
 }
 
 EDITS = [
