@@ -6,7 +6,13 @@ result against it (``grader/judge/stand_in_log.py``).
 
 The coefficients come from the operating system's randomness, not the grade's seed: the seed is derived
 from the submission and the suites' data, which a file could imitate. They never affect a verdict on a
-right file: every one drawn makes a stand-in no right kernel computes."""
+right file: every one drawn makes a stand-in no right kernel computes.
+
+What a call's requests cost this process is bounded over the call, not only per request: every request,
+refused or not, counts toward ``MAX_LAUNCHES`` and its bytes toward what one reply may hold, and past
+either the call ends (nothing more of it is read); the values served count toward ``MAX_OUTPUT`` and
+``MAX_WORK``; and the log keeps what the judge reads and nothing else. The time it takes is the call's,
+counted against the submission's budget (``grader/sandbox/backend.py``)."""
 
 from __future__ import annotations
 
@@ -16,12 +22,16 @@ import secrets
 
 import torch
 
+from grader import evidence as evidence_checks
 from grader.probes.stand_ins import GATED_ACTIVATIONS, KERNELS, serve
 
 LOG_KEY = "stand_in_launches"
-MAX_LAUNCHES = 64  # per probe call: the suites' calls launch each kernel once or twice
-MAX_WORK = 1 << 28  # multiply-adds one gated launch may cost: far above the suites' sizes
-MAX_OUTPUT = 1 << 22  # elements one launch's values may hold (the suites' largest: about 10^4)
+MAX_LAUNCHES = 64  # requests per probe call, refused ones too: the suites' calls launch each kernel once or twice
+MAX_WORK = 1 << 24  # multiply-adds of one call's gated launches together (the suites' most: about 7 * 10^4)
+MAX_OUTPUT = 1 << 22  # elements of the values one call's launches are served together (the suites' most: about 10^4)
+# What one request may hold besides its tensors' bytes: a kernel's name, two flags, five tensors (the
+# suites': under 600 bytes of pickle, 10 values, 110 characters). Each costs this process time to read.
+REQUEST = evidence_checks.Structure(pickle_bytes=1 << 12, items=64, characters=1 << 10)
 _RANDOM = secrets.SystemRandom()
 
 
@@ -41,7 +51,9 @@ class BadRequest(ValueError):
 
 
 def check_request(request: object) -> dict:
-    """The request as the stand-in reads it, or ``BadRequest``: it came from the code under test."""
+    """The request as the stand-in reads it, and nothing else it held (``kernel``, ``inputs`` by the
+    kernel's names, the gated launch's ``activation`` and ``compute``), or ``BadRequest``: it came from the
+    code under test."""
     if not isinstance(request, dict) or request.get("kernel") not in KERNELS:
         raise BadRequest("not a launch of an exercise kernel")
     kernel = request["kernel"]
@@ -56,9 +68,7 @@ def check_request(request: object) -> dict:
         shapes = {tuple(inputs[name].shape) if name in inputs else None for name in names}
         if len(shapes) != 1 or None in shapes or len(next(iter(shapes))) != 2:
             raise BadRequest("inputs that are not rows of one shape")
-        if math.prod(next(iter(shapes))) > MAX_OUTPUT:
-            raise BadRequest("far more rows than any test asks for")
-        return request
+        return {"kernel": kernel, "inputs": {name: inputs[name] for name in names}}
     x, wg, wv = (inputs.get(name) for name in names[:3])
     if any(t is None or t.dim() != 2 for t in (x, wg, wv)) or wg.shape != wv.shape or x.shape[1] != wg.shape[1]:
         raise BadRequest("x (M, K) and two weights (N, K)")
@@ -67,26 +77,47 @@ def check_request(request: object) -> dict:
         raise BadRequest("both biases of shape (N,), or neither")
     if request.get("activation") not in GATED_ACTIVATIONS or request.get("compute") not in ("float32", "float64"):
         raise BadRequest("an activation or COMPUTE_DTYPE the stub does not name")
-    if x.shape[1] < 1 or math.prod((x.shape[0], *wg.shape)) > MAX_WORK or x.shape[0] * wg.shape[0] > MAX_OUTPUT:
-        raise BadRequest("no hidden features, or far more work than any test asks for")
-    return request
+    if x.shape[1] < 1:
+        raise BadRequest("no hidden features")
+    return {"kernel": kernel, "inputs": {name: inputs[name] for name in names if name in inputs},
+            "activation": request["activation"], "compute": request["compute"]}
+
+
+def launch_cost(request: dict) -> tuple[int, int]:
+    """(elements of the values served, multiply-adds) of a checked request."""
+    inputs = request["inputs"]
+    if request["kernel"] != "_gated_projection_kernel":
+        return math.prod(inputs[KERNELS[request["kernel"]][0][0]].shape), 0
+    (m, k), n = inputs["x"].shape, inputs["gate_weight"].shape[0]
+    return m * n, m * n * k
 
 
 class StandInServer:
     """Serves one probe call's launches; ``launches`` is its log: per launch, the kernel, the coefficients
-    drawn for it and the inputs it was served (as the launch passed them), plus the gated launch's flags."""
+    drawn for it and the inputs it was served (as the launch passed them, each a tensor that owns its
+    storage), plus the gated launch's flags. ``spent``: what the call's requests have cost so far."""
 
     def __init__(self) -> None:
         self.launches: list[dict] = []
+        self.spent = {"requests": 0, "bytes": 0, "output": 0, "work": 0}
 
-    def answer(self, payload: bytes, max_bytes: int, max_elements: int) -> bytes:
-        """A launch's request (``torch.save`` bytes from the code under test) -> the reply's bytes."""
-        from grader import evidence as evidence_checks
-
+    def answer(self, payload: bytes, max_bytes: int, max_elements: int) -> bytes | None:
+        """A launch's request (``torch.save`` bytes from the code under test) -> the reply's bytes; None once
+        the call's requests, refused ones too, number more than ``MAX_LAUNCHES`` or carry more bytes than
+        one reply may (``max_bytes``): then the call ends, since reading a request costs this process
+        time whatever the answer."""
+        self.spent["requests"] += 1
+        self.spent["bytes"] += len(payload)
+        if self.spent["requests"] > MAX_LAUNCHES or self.spent["bytes"] > max_bytes:
+            return None
         try:
-            if len(self.launches) >= MAX_LAUNCHES:
-                raise BadRequest(f"more than {MAX_LAUNCHES} launches in one call")
-            request = check_request(evidence_checks.load(payload, max_bytes=max_bytes, max_elements=max_elements))
+            request = check_request(evidence_checks.load(payload, max_bytes=max_bytes, max_elements=max_elements,
+                                                         structure=REQUEST))
+            output, work = launch_cost(request)
+            if self.spent["output"] + output > MAX_OUTPUT or self.spent["work"] + work > MAX_WORK:
+                raise BadRequest("launches asking for far more work in one call than any test does")
+            self.spent["output"] += output
+            self.spent["work"] += work
             coefficients = draw_coefficients(request["kernel"])
             served = serve(request, coefficients)
         except (BadRequest, evidence_checks.BadEvidence) as exc:
@@ -109,5 +140,8 @@ class StandInServer:
         """The same in one process (a probe run in the grader's own): request -> reply, as the child gets it."""
         buffer = io.BytesIO()
         torch.save(request, buffer)
-        reply = self.answer(buffer.getvalue(), max_bytes=1 << 30, max_elements=1 << 26)
+        max_bytes = 1 << 30  # the code under test runs in this process: the bounds only keep the log's size
+        reply = self.answer(buffer.getvalue(), max_bytes=max_bytes, max_elements=1 << 26)
+        if reply is None:
+            return {"error": f"more than {MAX_LAUNCHES} launches, or {max_bytes >> 20} MB of them, in one call"}
         return torch.load(io.BytesIO(reply), weights_only=True)

@@ -78,6 +78,8 @@ BATCH_WALL_LIMIT = 300  # seconds: far above what the batch needs, far below "ha
 # and no more; where the attack breaks the rules for kernel source, the message says so.
 SWIGLU_CONTROLS = {"forge_launch_evidence": "swiglu_in_pytorch",  # PyTorch SwiGLU, no kernel launched
                    "reads_stand_in_coefficients": "swiglu_in_pytorch",
+                   # Costs the grader, not points: its peak memory must stay under GRADER_PEAK_LIMIT_MB.
+                   "floods_the_stand_in_server": "kernels_compute_nothing",
                    "kernel_default_runs_code": "kernels_compute_nothing",  # kernels launched, computing nothing
                    "line_separator_hides_code": "kernels_compute_nothing",
                    "helper_named_like_a_builtin": "kernels_compute_nothing",
@@ -305,6 +307,8 @@ def test_swiglu_attack_scores_no_more_than_its_control(swiglu_batch, attack):
     if attack == "helper_named_like_a_builtin":
         refusals = ("is named like Python's or Triton's own isinstance", "assigns to", "tl.random, which is the module")
         assert any(said in row["first_failure"] for said in refusals), row["first_failure"]
+    if attack == "floods_the_stand_in_server":  # before its bounds, 2.6 GB (the log kept every view's storage)
+        assert int(row["grader_peak_mb"]) < GRADER_PEAK_LIMIT_MB, row
 
 
 @pytest.mark.parametrize("attack", sorted(GATED_CONTROLS))

@@ -1,5 +1,7 @@
 """What the tests read of the stand-ins' log (``grader/stand_in_server.py``, under ``LOG_KEY`` in a probe's
-evidence): the coefficients each launch of an exercise kernel was served with, and its inputs.
+evidence): the coefficients each launch of an exercise kernel was served with, and its inputs (and, to
+compute its values again, its kernel and the gated launch's flags): all that the log keeps of a launch
+(``check_request``).
 
 A launch's coefficients count only for the inputs that launch was served (``served_on``): a result is
 the stand-in's only if some launch on those very inputs produced it. A file that launched the kernel

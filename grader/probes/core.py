@@ -175,3 +175,35 @@ def to_cpu(t: object) -> object:
     share storage (``grader/evidence.py``); a forward that returns ``.expand(...)`` is then judged on
     its values like any other."""
     return t.detach().cpu().contiguous() if isinstance(t, torch.Tensor) else None
+
+
+def owns_its_storage(t: torch.Tensor) -> bool:
+    """Whether ``t``'s storage holds its elements and nothing else, each once. ``torch.save`` writes a
+    tensor's whole storage, so a (2, 3) view of a 60 MB storage would carry, and leave the grader
+    keeping, 60 MB: the grader takes no other tensor from the child (``grader/evidence.py``)."""
+    if t.storage_offset() != 0 or t.untyped_storage().nbytes() != t.numel() * t.element_size():
+        return False
+    if t.numel() == 0:
+        return True
+    expected = 1  # dense and without overlaps: the strides, smallest first, are the sizes' running products
+    for stride, size in sorted((stride, size) for size, stride in zip(t.shape, t.stride()) if size != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def compacted(value: object, _copies: dict | None = None) -> object:
+    """``value`` (evidence, or a launch's request) with each tensor that does not own its storage replaced
+    by a copy that does (``owns_its_storage``): what the child sends, so that honest evidence is never
+    refused for a view. One copy per tensor, however often it is referred to."""
+    copies = {} if _copies is None else _copies
+    if isinstance(value, torch.Tensor):
+        if id(value) not in copies:
+            copies[id(value)] = value if owns_its_storage(value) else value.clone(memory_format=torch.contiguous_format)
+        return copies[id(value)]
+    if isinstance(value, dict):
+        return {key: compacted(item, copies) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(compacted(item, copies) for item in value)
+    return value

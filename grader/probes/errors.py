@@ -42,7 +42,11 @@ def from_child(error: object) -> dict:
 
     def text(name: str) -> str:
         value = fields.get(name, "")
-        return value if isinstance(value, str) else str(value)
+        if isinstance(value, str):
+            return value
+        # A number as its digits; a container as its type alone: its text would be every string it
+        # refers to, once per reference, though the evidence's checks measured each string once.
+        return str(value) if value is None or isinstance(value, (bool, int, float)) else f"a {type(value).__name__}"
 
     flags = {name: fields.get(name) is True and name not in GRADER_ONLY for name in FLAGS}
     error = error_evidence(text("stage"), text("type") or "error", text("message"), text("where"), **flags)

@@ -150,9 +150,10 @@ class ChildProcess:
             raise ChildFailure("ChildExited", self._death(), self.stage) from None
 
     def receive(self, expected: bytes, deadline: float, timeout_text: str,
-                answer: Callable[[bytes], bytes] | None = None) -> bytes:
+                answer: Callable[[bytes], bytes | None] | None = None) -> bytes:
         """The next frame of kind ``expected``. A launch's request for stand-in values (``Q``) on the way is
-        answered with ``answer(payload)`` (``A``), or, where the call asked for no stand-ins, refused."""
+        answered with ``answer(payload)`` (``A``), or, where the call asked for no stand-ins or ``answer``
+        gives None (the call has asked for more than it may), refused, ending the call."""
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -169,7 +170,11 @@ class ChildProcess:
                 if answer is None:
                     raise ChildFailure("ChildExited", "the process running your code asked for stand-in values"
                                        " in a call that uses none", self.stage)
-                self._write(b"A", answer(payload), deadline, timeout_text)
+                reply = answer(payload)
+                if reply is None:  # reading more of this call's requests would cost the grader, whatever they hold
+                    raise ChildFailure("ChildExited", "the process running your code asked for stand-in values more"
+                                       " often, or with more data, in one call than any test's launches do", self.stage)
+                self._write(b"A", reply, deadline, timeout_text)
             elif kind == "protocol":
                 raise ChildFailure("ChildExited", f"the process running your code {payload}", self.stage)
             elif kind == "eof":
