@@ -125,7 +125,7 @@ def summary_by_cause(reports: list) -> list[str]:
     for number, group in enumerate(order, 1):
         message = " ".join(str(getattr(group[0], "longreprtext", "")).removeprefix("Failed: ").split())
         names = ", ".join(r.nodeid.split("::", 1)[-1] for r in group[:4]) + (f" and {len(group) - 4} more" * (len(group) > 4))
-        shown = shorten(message, 160)
+        shown = shorten(message, 200)
         # One mistake made in several places (both blocks' forward) is one cause: say where else it is.
         todos = list(dict.fromkeys(dict(r.user_properties).get("todo") or "" for r in group))
         also = f" (also {', '.join(t for t in todos[1:] if t)})" if len([t for t in todos if t]) > 1 else ""

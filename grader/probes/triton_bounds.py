@@ -119,8 +119,10 @@ def describe_access(kernel: str, access: str, outside, nearest, itemsize: int,
     else:
         cause = note or (f"missing mask on tl.{access} (mask=offsets < n_cols): the last block runs past the"
                          " end, or the offsets ignore the row stride")
-    return (f"{kernel} (program {program} of {programs}) tried to tl.{access} {outside.size} element(s)"
-            f" outside the tensors it was given{where}{_kernel_line(kernel)}. Likely cause: {cause}")
+    # The likely cause first: it is what a student acts on, and what survives where a report cuts the line short
+    # (pytest's summary by cause); the numbers after it locate the access.
+    return (f"{kernel}: likely cause: {cause}. It tried to tl.{access} {outside.size} element(s) outside the tensors"
+            f" it was given{where}{_kernel_line(kernel)}, program {program} of {programs}")
 
 
 def layout_note(t: torch.Tensor) -> str:
