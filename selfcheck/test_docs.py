@@ -256,6 +256,21 @@ def test_the_points_tables_are_the_tests_markers():
     assert not wrong, "\n".join(wrong)
 
 
+def test_the_full_marks_quoted_are_the_tests_points():
+    """docs/exercises.md's full marks per task: the sum of the points the grader's plugin collects for it."""
+    from selfcheck.grading_policy import graded_points
+
+    collected: dict[str, int] = {}
+    for suite in dict.fromkeys(task.suites[0] for task in TASKS):  # MLP and GLU share one suite
+        for task, points in graded_points(suite).values():
+            collected[task] = collected.get(task, 0) + points
+    text = (REPO / "docs" / "exercises.md").read_text()
+    line = next((line for line in text.split("\n\n") if "Full marks" in line), "")
+    quoted = {title: int(points) for title, points in re.findall(r"(\b[A-Z][\w ]*?) (\d+) points", line)}
+    want = {task.title: collected[task.name] for task in TASKS}
+    assert quoted == want, f"docs/exercises.md quotes full marks {quoted}; the tests' points give {want}"
+
+
 WORST_ROW = re.compile(r"^\|(?P<where>[^|]+)\| (?P<call>\d+) / (?P<budget>\d+) / (?P<start>\d+) s \| (?P<b>\d+) x (?P<tasks>\d+)"
                        r" \+ 3 x (?P<s>\d+) \+ 120 = (?P<seconds>\d+) s(?:, \+ (?P<setup>\d+) s of installs)?[^|]*"
                        r"\| (?P<minutes>[\d.]+) min \| (?P<stop>[^|]+)\|$", re.M)
