@@ -354,6 +354,28 @@ def test_constants_triton_accepts_are_taken_and_written_as_their_value(constant,
     assert written in assembled.source.splitlines(), [line for line in assembled.source.splitlines() if "C =" in line]
 
 
+@pytest.mark.parametrize("alias,written", [
+    ("fast_exp = tl.math.exp", "fast_exp = tl.math.exp"),  # lmdeploy's fast_expf, a builtin
+    ("fast_exp = triton.language.exp", "fast_exp = tl.exp"),
+    ("gate_of = tl.sigmoid", "gate_of = tl.sigmoid"),  # a @triton.jit function of Triton's library
+])
+def test_an_alias_of_a_language_function_is_taken_as_triton_compiles_it(alias, written):
+    name = alias.split(" =")[0]
+    call = f"{name}(-gate)" if "exp" in alias else f"1 / {name}(gate) - 1"  # both exp(-gate)
+    student = with_constants(alias + "\n", f"    out = gate / (1 + {call}) * value\n")
+    assembled = assemble(student, REFERENCE, "triton_swiglu.py")
+    assert not assembled.problems, assembled.problems
+    assert written in assembled.source.splitlines(), [line for line in assembled.source.splitlines() if " = tl" in line]
+    compile(assembled.source, "triton_swiglu.py", "exec")
+
+
+@pytest.mark.parametrize("alias", ["fn = tl.math.wraps", "fn = tl.tuple", "fn = tl.float32.to_ir", "fn = tl.core",
+                                   "fn = tl.no_such_function", "fn = os.path.exists"])
+def test_an_alias_of_anything_else_is_refused(alias):
+    problem = forward_problem(with_constants(alias + "\n", "    out = gate * tl.sigmoid(gate) * value * fn(gate)\n"))
+    assert "uses fn, a module-level name of the file" in problem, problem
+
+
 def test_constants_on_one_line_are_written_in_the_files_order():
     student = with_constants("B = tl.constexpr(2.0); A = tl.constexpr(1.0); C = tl.constexpr(3.0)\n",
                              "    out = gate * tl.sigmoid(gate) * value * (A * B * C / 6.0)\n")

@@ -5,7 +5,8 @@ Triton compiles a kernel that reads a global only where the global is a ``tl.con
 (``LOG2E = 1.44``, or one only annotated ``LOG2E: tl.constexpr = 1.44``) it refuses. The kernel tests
 run no Python of the student's file, so a constant's value must be readable from the syntax tree: a
 number (``float('-inf')`` included), a bool or a short string, or arithmetic on numbers (``2.0 ** 127``,
-``1 << 10``, ``-1e30``), bound once at module level. Such a constant goes into the kernels-only file as a
+``1 << 10``, ``-1e30``), bound once at module level; or an alias of a function of Triton's language
+(``fast_exp = tl.math.exp``), which the compiler lets a kernel call. Such a constant goes into the kernels-only file as a
 statement written from its value (``constant_statement``), never from the student's text. A constant
 whose value Python computes (``tl.constexpr(os.environ.get(...) == "1")``, a branch on a flag) is
 refused, and the message says why.
@@ -17,6 +18,8 @@ import ast
 import math
 import operator
 from collections.abc import Iterator
+
+from grader.kernels.language import language_function
 
 CONSTEXPR_CALLS = {"tl.constexpr", "triton.language.constexpr"}
 _INT_RANGE = (-2**63, 2**64)  # int64's least to uint64's greatest: what a kernel's integer can hold
@@ -106,6 +109,9 @@ def _value(node: ast.Assign | ast.AnnAssign, dtypes: set[str]) -> tuple[str, obj
     dtype = _dtype(value, dtypes)
     if dtype:
         return "dtype", dtype
+    function = language_function(value)
+    if function:
+        return "function", function
     target = _shown(node.targets[0] if isinstance(node, ast.Assign) else node.target)
     if isinstance(node, ast.AnnAssign) and _shown(node.annotation) in CONSTEXPR_CALLS:
         raise NotAConstant(f"it is only annotated tl.constexpr, which Triton's compiler does not accept for a"
@@ -185,6 +191,8 @@ def constant_statement(name: str, kind: str, value: object) -> str:
     a builtin no constant or helper may be named, so ``float('inf')`` means infinity there)."""
     if kind == "dtype":
         return f"{name} = tl.{value}"
+    if kind == "function":  # tl.math.exp: names only, each checked by language_function to be Triton's
+        return f"{name} = {value}"
     if isinstance(value, float) and not math.isfinite(value):
         value = f"float({str(value)!r})"  # repr writes inf and nan as bare names
     else:

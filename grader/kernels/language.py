@@ -100,6 +100,32 @@ def resolve_language_name(chain: list[str]) -> str:
 _MISSING = object()
 
 
+def language_function(node: ast.expr) -> str | None:
+    """``tl.math.exp`` (as the kernels-only file writes it, in tl's name) where ``node`` is a chain naming a builtin
+    or a ``@triton.jit`` function of Triton's language through tl or tl.math (``triton.language.math.exp`` too),
+    which Triton's compiler lets a kernel call through a module-level alias (``fast_exp = tl.math.exp``); None
+    for anything else: a dtype, a class, a constant, a Python function a module of Triton imports, no name at all."""
+    import triton.language as tl
+    from triton.language.core import is_builtin
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+
+    if not isinstance(node, ast.Attribute):
+        return None
+    chain = _chain(node)
+    if chain[0] not in ("tl", "triton") or resolve_language_name(chain) != "":
+        return None
+    length = next((n for n in range(len(chain) - 1, 0, -1) if tuple(chain[:n]) in _NAMESPACES), None)
+    if length is None:
+        return None
+    obj = {"tl": tl, "tl.math": tl.math}[_NAMESPACES[tuple(chain[:length])]]
+    for name in chain[length:]:
+        obj = _unpatched(getattr(obj, name, _MISSING))
+    if obj is _MISSING or not (is_builtin(obj) or isinstance(obj, (JITFunction, InterpretedFunction))):
+        return None
+    return ".".join([_NAMESPACES[tuple(chain[:length])], *chain[length:]])
+
+
 def _unpatched(obj: object) -> object:
     """What Triton defines under a name, where its interpreter has patched it in this process: a launch (or a
     jit function called from Python) replaces each builtin of tl with a Python lambda holding the builtin as
