@@ -14,6 +14,12 @@ submissions whose record is a grade and grades the others (errors included) agai
 grades one submission again and replaces its record. At the end of every run, an interrupted one
 too, the CSV and everything beside it are written once, from the store (``instructor/batch_reports.py``).
 A submission that hangs, crashes or eats memory is stopped by its limits and costs only its own row.
+
+``--students FILE`` narrows the class to a group before anything else (``instructor/groups.py``): the
+rest of the batch never sees the others. The feedback that goes back to the LMS (the feedback pages,
+Canvas's zip) is each record's once: what no finished run returned yet (``Store.not_returned``), so a
+regrade comments on the regraded alone. The late policy and ``--not-handed-in`` are the reports'
+(``instructor/batch_reports.py``'s ``Reporting``), applied to every record at the end of each run.
 """
 
 from __future__ import annotations
@@ -30,11 +36,12 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from instructor import batch_reports, gradebooks, intake
-from instructor.batch_reports import Outputs
+from instructor.batch_reports import Outputs, Reporting
 from instructor.batch_store import Record
 from instructor.feedback import score_text
 from grader.grading import GraderFailure, SandboxUnavailable, check_child_can_start, grade
 from grader.results import BonusRule
+from instructor.groups import Group
 from instructor.intake import Intake, Submission
 from grader.probes.safe_text import printable
 from grader.sandbox import Limits
@@ -183,17 +190,48 @@ def in_shard(names: list[str], shard: tuple[int, int] | None) -> set[str]:
     return {name for i, name in enumerate(sorted(names)) if i % n == k - 1}
 
 
+def select_group(found: Intake, group: Group | None) -> list[str]:
+    """With ``--students FILE``: ``found`` narrowed to the group's hand-ins and skipped entries (and a line
+    per listed student with no hand-in); returns those students, as listed. Without: nothing changes."""
+    if group is None:
+        return []
+    found.submissions, missing = group.select(found)
+    found.skipped, absent = group.report(found, missing)
+    return absent
+
+
+def say_absent(absent: list[str], group: Group | None) -> None:
+    if absent:
+        print(f"listed in --students {group.path}, no hand-in in the batch ({len(absent)}):"
+              f" {', '.join(absent)}", file=sys.stderr)
+
+
+def finish(outputs: Outputs, skipped: list[tuple[str, str]], how: Reporting, finished: bool = True) -> str:
+    """Every file from the store's records; the feedback returned is what no finished run returned yet, and a
+    finished run marks it returned (an interrupted one does not: its files are written again next time)."""
+    records = outputs.store.records()
+    fresh = frozenset(outputs.store.not_returned(records))
+    summary = batch_reports.write_all(outputs, records, skipped, how=Reporting(
+        how.canvas_assignment, how.late, how.blank_not_handed_in, fresh))
+    if finished:
+        outputs.store.mark_returned(records)
+    return summary
+
+
 def merge_shards(folder: Path, csv_path: Path, shards: list[Path], *, feedback: Path | None = None,
-                 feedback_format: str = "md", canvas_assignment: str | None = None) -> int:
+                 feedback_format: str = "md", canvas_assignment: str | None = None, group: Group | None = None,
+                 reporting: Reporting | None = None) -> int:
     """``--merge``: the shards' records gathered into ``csv_path``'s store, and its files written from them,
-    as one batch of the whole class writes them. Every submission of the folder must have a record in
-    exactly one shard."""
+    as one batch of the whole class (or of ``group``) writes them. Every submission of the folder (of the
+    group) must have a record in exactly one shard."""
+    how = reporting or Reporting(canvas_assignment)
     outputs = Outputs.beside(csv_path, feedback, feedback_format)
     with BatchLock(outputs):
         if outputs.store.records() or csv_path.exists():
             raise GraderFailure(f"{csv_path} already exists, or its batch's records: --merge writes a new one")
         with tempfile.TemporaryDirectory(prefix="grader-intake-") as work:
             found = intake.scan(folder, Path(work), outputs.all())
+        absent = select_group(found, group)
         names = {sub.name for sub in found.submissions}
         records: dict[str, Record] = {}
         for shard in shards:
@@ -207,18 +245,22 @@ def merge_shards(folder: Path, csv_path: Path, shards: list[Path], *, feedback: 
             raise GraderFailure(f"--merge: no shard has a record of {len(missing)} submission(s) of {folder}"
                                 f" ({', '.join(map(printable, missing[:5]))}): grade them with --shard or --only")
         from_canvas = {r.name for r in records.values() if r.lms == "canvas"}
-        gradebooks.check_canvas_assignment(canvas_assignment, len(from_canvas))
+        gradebooks.check_canvas_assignment(how.canvas_assignment, len(from_canvas))
         for name in sorted(records):
             outputs.store.keep(records[name])
-        summary = batch_reports.write_all(outputs, outputs.store.records(), found.skipped, canvas_assignment)
+        summary = finish(outputs, found.skipped, how)
+    say_absent(absent, group)
     print(f"merged {len(records)} records of {len(shards)} shard(s): {summary}")
     return EXIT_OK
 
 
 def _run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits: Limits, sandbox_mode: str,
-               tasks=None, seed=None, only: str | None = None, feedback: Path | None = None,
+               tasks=None, seed=None, only: str | list[str] | None = None, feedback: Path | None = None,
                feedback_format: str = "md", bonus: BonusRule | None = None,
-               canvas_assignment: str | None = None, shard: tuple[int, int] | None = None) -> int:
+               canvas_assignment: str | None = None, shard: tuple[int, int] | None = None,
+               group: Group | None = None, reporting: Reporting | None = None) -> int:
+    how = reporting or Reporting(canvas_assignment)
+    only = [only] if isinstance(only, str) else only
     if not folder.is_dir() and not intake.is_class_zip(folder):
         raise GraderFailure(f"--batch {folder}: no such folder or .zip")
     outputs = Outputs.beside(csv_path, feedback, feedback_format)
@@ -229,12 +271,14 @@ def _run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits:
                             " continue that batch, or remove both to start over")
     with tempfile.TemporaryDirectory(prefix="grader-intake-") as work:  # zips and loose files, unpacked
         found = intake.scan(folder, Path(work), outputs.all())
+        absent = select_group(found, group)
         if not found.submissions:
             for entry, reason in found.skipped:
                 print(f"skipped {entry}: {reason}", file=sys.stderr)
-            raise GraderFailure(f"--batch {folder}: no submission in it ({len(found.skipped)} entries skipped)")
+            of = f" of the students in --students {group.path}" if group else ""
+            raise GraderFailure(f"--batch {folder}: no submission{of} in it ({len(found.skipped)} entries skipped)")
         from_canvas = {s.name for s in found.submissions if s.lms == "canvas"} | {r.name for r in kept if r.lms == "canvas"}
-        gradebooks.check_canvas_assignment(canvas_assignment, len(from_canvas))
+        gradebooks.check_canvas_assignment(how.canvas_assignment, len(from_canvas))
         if shard is not None:  # this shard's share of the class, and nothing of the others'
             mine = in_shard([sub.name for sub in found.submissions], shard)
             found.submissions = [sub for sub in found.submissions if sub.name in mine]
@@ -242,7 +286,7 @@ def _run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits:
         # and what is graded.
         files = {sub.name: read_submission(sub.path) for sub in found.submissions}
         if only:
-            todo = [_pick(found, only, folder)]
+            todo = list({sub.name: sub for sub in (_pick(found, name, folder) for name in only)}.values())
         else:
             # Done: graded from the same files, for the same LMS student. A hand-in changed since its grade is
             # graded again, and so is a name that now stands for another student (a record is kept by name).
@@ -273,13 +317,13 @@ def _run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits:
                        total - len(todo))
         except SandboxUnavailable as exc:
             if graded:  # the sandbox failed midway: the CSV shows what was graded before
-                batch_reports.write_all(outputs, store.records(), found.skipped, canvas_assignment)
+                finish(outputs, found.skipped, how, finished=False)
             print(f"grader error: {exc}; the batch stopped: nothing was graded without the sandbox"
                   f" ({len(graded)} submission(s) graded before are in {csv_path})", file=sys.stderr)
             return EXIT_GRADER_ERROR
         except KeyboardInterrupt:
             # The CSV and the reports from the records kept so far, so that they agree with them.
-            batch_reports.write_all(outputs, store.records(), found.skipped, canvas_assignment)
+            finish(outputs, found.skipped, how, finished=False)
             print(f"\ninterrupted: {len(graded)} submission(s) graded into {csv_path}, {len(todo) - len(graded)} not;"
                   " run the same command with --resume to go on", file=sys.stderr)
             # Now, without waiting for the worker threads: one may be waiting for a fork server to
@@ -289,10 +333,11 @@ def _run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits:
             sys.stderr.flush()
             shutil.rmtree(work, ignore_errors=True)
             os._exit(EXIT_INTERRUPTED)
-        summary = batch_reports.write_all(outputs, store.records(), found.skipped, canvas_assignment)
+        summary = finish(outputs, found.skipped, how)
     errors = sum(record.grade is None for record in graded)
     for entry, reason in found.skipped:
         print(f"skipped {entry}: {reason}", file=sys.stderr)
+    say_absent(absent, group)
     if sandbox_mode != "bwrap":
         print(f"--sandbox {sandbox_mode}: check the sandboxed column", file=sys.stderr)
     if errors:

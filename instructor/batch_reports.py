@@ -6,7 +6,9 @@ submission, or ``--feedback DIR``; ``.txt`` with ``--feedback-format txt``; writ
 ``instructor/feedback.py``); ``grades_items.csv`` (per test: how many graded submissions fail it and
 their most common message); ``grades_histogram.png``; ``grades_skipped.csv`` (the entries of the batch
 folder that are no submission, with why); and, per LMS the hand-ins came from, the file its gradebook
-imports (``grades_canvas.csv``, ``grades_moodle.csv``: ``instructor/gradebooks.py``). Each file is
+imports (``grades_canvas.csv``, ``grades_moodle.csv``: ``instructor/gradebooks.py``), with the scores after
+a late penalty where the batch has a policy (``instructor/late.py``). The feedback pages and Canvas's zip
+hold the feedback not yet returned (``Reporting.fresh``); everything else holds every record. Each file is
 written whole (``report.write_text``). Text from submissions is escaped as everywhere else: Markdown by
 ``markdown_cell``, HTML by ``html_text``, CSV by ``csv_cell``.
 """
@@ -30,6 +32,7 @@ from grader.probes.safe_text import csv_cell
 from instructor import gradebooks
 from instructor.batch_store import Record, Store
 from instructor.feedback import feedback
+from instructor.late import Late, Policy, assess
 
 ITEM_COLUMNS = ["test", "task", "points", "graded", "failing", "share_failing", "most_common_message",
                 "message_count"]
@@ -42,8 +45,10 @@ def columns() -> list[str]:
     cols = ["submission", "score", "max_score", "core_score", "bonus_score", "bonus_max"]
     for task in TASK_TITLES:
         cols += [task, f"{task}_max"]
+    # handed_in: false where no file of the graded tasks came (--not-handed-in blank leaves its gradebook
+    # cell empty); late_penalty and final_score: under --late-penalty (instructor/late.py), beside the score.
     return cols + ["status", "first_failure", "sandboxed", "isolation", "seed", "seconds", "grader_peak_mb",
-                   "lms", "lms_id", "late", "note"]
+                   "lms", "lms_id", "handed_in", "late", "submitted", "late_penalty", "final_score", "note"]
 
 
 @dataclass(frozen=True)
@@ -99,8 +104,9 @@ class Outputs:
         return {p.resolve() for p in paths + [self.gradebook(lms) for lms in LMS_FILES] + [self.canvas_feedback]}
 
 
-def row_for(record: Record) -> dict:
-    """The record's CSV row (cells as they are: ``write_csv`` escapes them)."""
+def row_for(record: Record, late: Late | None = None) -> dict:
+    """The record's CSV row (cells as they are: ``write_csv`` escapes them); ``late``: its standing under the
+    batch's late policy, if it has one."""
     row = {c: "" for c in columns()}
     row.update(submission=record.name, lms=record.lms, lms_id=record.lms_id, late=record.late, note=record.note)
     result = record.grade
@@ -113,7 +119,14 @@ def row_for(record: Record) -> dict:
                bonus_score=result.bonus_score, bonus_max=result.bonus_max, isolation=result.isolation,
                sandboxed="true" if result.sandboxed else "false",  # as in the JSON report
                seed=result.seed, seconds=f"{result.seconds:.1f}", status="graded",
-               grader_peak_mb=result.grader_peak_mb)
+               grader_peak_mb=result.grader_peak_mb, handed_in="false" if record.handed_in_nothing else "true",
+               final_score=result.score)
+    if late is not None:
+        row.update(final_score=late.final, late_penalty=late.points if late.periods else "",
+                   submitted=late.submitted.strftime("%Y-%m-%d %H:%M:%S") if late.submitted else "")
+        if late.unknown:
+            row["note"] = "; ".join([row["note"]] * bool(row["note"]) + ["marked late, submission time not known:"
+                                                                       " no late penalty applied"])
     for task in TASK_TITLES:
         tests = result.task_tests(task)
         row[task] = sum(t.points for t in tests)
@@ -128,7 +141,8 @@ def items(grades: list[Grade]) -> list[dict]:
     """Per test: its task and points, how many graded submissions fail it, and their most common message."""
     tests: dict[str, dict] = {}
     for grade in grades:
-        for t in grade.tests:
+        # A bonus task not handed in is no attempt at its tests: not counted as failing them.
+        for t in (t for t in grade.tests if not grade.optional_not_handed_in(t.task)):
             item = tests.setdefault(t.name, {"test": t.name, "task": t.task, "points": t.max_points,
                                              "graded": 0, "failing": 0, "messages": Counter()})
             item["graded"] += 1
@@ -185,10 +199,12 @@ def histogram(scores: list[int], max_score: int) -> bytes:
 
 
 def write_gradebooks(outputs: Outputs, records: list[Record], canvas_assignment: str | None,
-                     pages: dict[str, str], plain: dict[str, str]) -> list[Path]:
+                     pages: dict[str, str], plain: dict[str, str], cells: dict[str, object] | None = None) -> list[Path]:
     """Per LMS the records came from, the file its gradebook imports, and the feedback in the form the LMS
-    takes it back (``pages``: each graded record's feedback file; ``plain``: the same as plain text, for
-    Moodle's column); a file that no record needs now is removed (it would import an earlier batch's grades)."""
+    takes it back (``pages``: the feedback files returned this run; ``plain``: each graded record's as plain
+    text, for Moodle's column; ``cells``: each graded record's gradebook cell, by default its score); a file
+    that no record needs now is removed (it would import an earlier batch's grades)."""
+    cells = cells if cells is not None else {r.name: r.grade.score for r in records if r.grade is not None}
     written = []
     for lms in LMS_FILES:
         path = outputs.gradebook(lms)
@@ -196,12 +212,14 @@ def write_gradebooks(outputs: Outputs, records: list[Record], canvas_assignment:
             path.unlink(missing_ok=True)  # canvas without its column: the batch refused to start (batch.py)
             continue
         kept, left_out = gradebooks.students(records, lms)
-        rows = gradebooks.canvas(kept, canvas_assignment) if lms == "canvas" else gradebooks.moodle(kept, plain)
+        rows = (gradebooks.canvas(kept, canvas_assignment, cells) if lms == "canvas"
+                else gradebooks.moodle(kept, plain, cells=cells))
         write_csv(path, rows[0], rows[1:])
         written.append(path)
         for why in left_out:
             print(f"not in {path.name}: {why}", file=sys.stderr)
-        if lms == "moodle" and (over := [r.grade.score for r in kept if r.grade.score > r.grade.max_score]):
+        over = [cells[r.name] for r in kept if cells[r.name] != "" and cells[r.name] > r.grade.max_score]
+        if lms == "moodle" and over:
             print(f"{path.name}: {len(over)} grade(s) above the maximum, with bonus points: Moodle's worksheet skips"
                   f" them unless the assignment's maximum grade is at least {max(over)}", file=sys.stderr)
     zipped = outputs.canvas_feedback
@@ -223,27 +241,53 @@ def zip_of(files: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
+@dataclass(frozen=True)
+class Reporting:
+    """What a batch's reports follow besides its records: the options of the run that writes them, which
+    every run of one batch (``--resume``, ``--only``, ``--merge``) is given alike."""
+
+    canvas_assignment: str | None = None
+    late: Policy | None = None         # --late-penalty, --late-cap, --due, --submitted
+    blank_not_handed_in: bool = False  # --not-handed-in blank: no gradebook cell, no feedback, for no file at all
+    fresh: frozenset[str] | None = None  # whose feedback goes back to the LMS this run (None: everyone's)
+
+
 def write_all(outputs: Outputs, records: list[Record], skipped: list[tuple[str, str]],
-              canvas_assignment: str | None = None) -> str:
-    """Every file beside the CSV, and the CSV, from every record; returns the one-line summary of the batch."""
-    write_csv(outputs.csv, columns(), [row_for(record) for record in records])
+              canvas_assignment: str | None = None, how: Reporting | None = None) -> str:
+    """Every file beside the CSV, and the CSV, from every record; returns the one-line summary of the batch.
+    The feedback pages and Canvas's zip hold ``how.fresh``'s feedback alone: a regrade comments once, on
+    the students regraded."""
+    how = how or Reporting(canvas_assignment)
+    lates = {record.name: assess(how.late, record) for record in records}
+    if unknown := sorted(name for name, late in lates.items() if late is not None and late.unknown):
+        print(f"marked late, submission time not known (not in --submitted): no late penalty for"
+              f" {', '.join(unknown)}", file=sys.stderr)
+    write_csv(outputs.csv, columns(), [row_for(record, lates[record.name]) for record in records])
     graded = [record for record in records if record.grade is not None]
     outputs.feedback.mkdir(parents=True, exist_ok=True)
-    pages, plain = {}, {}
+    pages, plain, cells = {}, {}, {}
     for record in records:
-        if record.grade is None:
+        silent = how.blank_not_handed_in and record.handed_in_nothing  # nothing handed in: nothing to say
+        if record.grade is None or silent:
             outputs.page(record.name).unlink(missing_ok=True)  # an error has no feedback
-        else:
-            said = {"late": bool(record.late), "hand_in": row_for(record)["note"]}
-            pages[record.name] = feedback(record.name, record.grade, outputs.feedback_format, **said)
-            plain[record.name] = feedback(record.name, record.grade, "txt", **said)
+            if silent:
+                cells[record.name] = ""
+            continue
+        late = lates[record.name]
+        cells[record.name] = late.final if late is not None else record.grade.score
+        said = {"late": bool(record.late), "hand_in": row_for(record)["note"],
+                "penalty": late.line(how.late) if late is not None and (late.periods or late.unknown or record.late)
+                           else ""}
+        plain[record.name] = feedback(record.student or record.name, record.grade, "txt", **said)
+        if how.fresh is None or record.name in how.fresh:
+            pages[record.name] = feedback(record.student or record.name, record.grade, outputs.feedback_format, **said)
             report.write_text(outputs.page(record.name), pages[record.name])
     write_csv(outputs.items, ITEM_COLUMNS, items([record.grade for record in graded]))
     write_csv(outputs.skipped, ["entry", "reason"], [list(entry) for entry in skipped])
     scores = [record.grade.score for record in graded]
     top = max((record.grade.max_score for record in graded), default=0)
     report.write_bytes(outputs.histogram, histogram(scores, top))
-    lms_files = write_gradebooks(outputs, records, canvas_assignment, pages, plain)
+    lms_files = write_gradebooks(outputs, records, how.canvas_assignment, pages, plain, cells)
 
     def shown(path: Path) -> str:
         return path.name if path.parent == outputs.csv.parent else str(path)

@@ -4,7 +4,9 @@ For ``grades.csv`` the store is ``.grades_results/``; ``NAME.json`` holds what `
 --json`` writes for that submission (``report.as_json``), with two fields more: ``status`` (``graded``)
 and ``batch`` (the student, the LMS and its id for the student, how the files were found). A
 submission whose grading failed has a small file of its own: ``status`` ``error``, the reason and the
-seconds it ran. Nothing else is kept: the CSV, the feedback, the reports and the gradebook files are
+seconds it ran. Beside them, ``.returned``: the fingerprint of each record whose feedback a finished run
+wrote for the LMS (``Store.not_returned``), so that a regrade returns only the feedback that changed.
+Nothing else is kept: the CSV, the feedback, the reports and the gradebook files are
 all made from these files at the end of each run (``instructor/batch_reports.py``), so ``--resume``
 (a graded file is done; an error is graded again), ``--only`` (one file replaced) and Ctrl-C (the
 files written so far) all leave the same consistent set of files behind.
@@ -12,6 +14,7 @@ files written so far) all leave the same consistent set of files behind.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -43,6 +46,13 @@ class Record:
     @property
     def status(self) -> str:
         return "error" if self.grade is None else "graded"
+
+    @property
+    def handed_in_nothing(self) -> bool:
+        """Graded, and no file of the graded tasks handed in: every test met a missing file (its fields say
+        so, ``not_handed_in``), as for a student outside the group a task is for."""
+        tests = self.grade.tests if self.grade is not None else []
+        return bool(tests) and all(t.kind == "not_handed_in" for t in tests)
 
     @classmethod
     def of(cls, sub: Submission, grade: Grade | None, error: str = "", seconds: float = 0.0) -> "Record":
@@ -92,6 +102,29 @@ class Store:
                 found.append(Record(name, error=f"its record {path} cannot be read ({type(exc).__name__}):"
                                                 f" grade it again with --resume or --only {name}"))
         return sorted(found, key=lambda record: record.name.casefold())
+
+    @property
+    def returned_file(self) -> Path:
+        """Which records' feedback the files for the LMS (the feedback pages, Canvas's zip) held at the end
+        of a run that finished: by each record's fingerprint, so that a regrade returns only what changed."""
+        return self.folder / ".returned"  # no .json: never read as a record
+
+    def fingerprint(self, name: str) -> str:
+        try:
+            return hashlib.sha256(self.path(name).read_bytes()).hexdigest()
+        except OSError:
+            return ""
+
+    def not_returned(self, records: list[Record]) -> set[str]:
+        """The records whose feedback no finished run has returned yet (all of them, the first time)."""
+        try:
+            returned = json.loads(self.returned_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            returned = {}
+        return {r.name for r in records if not isinstance(returned, dict) or returned.get(r.name) != self.fingerprint(r.name)}
+
+    def mark_returned(self, records: list[Record]) -> None:
+        report.write_json(self.returned_file, {r.name: self.fingerprint(r.name) for r in records})
 
     @property
     def dropped_folder(self) -> Path:

@@ -34,6 +34,9 @@ def build_parser() -> Parser:
         "  python -m instructor --release ../mlp-block-student\n"
         "  python -m instructor --batch submissions/ --csv grades.csv --jobs 4 --resume\n"
         "  python -m instructor --batch submissions/ --csv grades.csv --only alice\n"
+        "  python -m instructor --batch submissions/ --csv honours.csv --tasks gated --students honours.txt\n"
+        "  python -m instructor --batch moodle/ --csv grades.csv --late-penalty 10%/day --late-cap 30%"
+        " --due 2026-03-01T23:59 --submitted worksheet.csv\n"
         "  python -m instructor --batch submissions/ --csv grades.csv --canvas-assignment 'Homework 3 (12345)'\n"
         "  python -m instructor --gradescope-bundle autograder.zip --tasks mlp,glu,cost\n"
         "  python -m instructor --classroom50 autograders/mlp-block --tasks mlp,glu\n"
@@ -52,9 +55,9 @@ def build_parser() -> Parser:
                       help="write a Gradescope autograder bundle (setup.sh, run_autograder, the grader) grading"
                            " --tasks (default: all)")
     what.add_argument("--prairielearn-grader", type=Path, metavar="DIR",
-                      help="write a PrairieLearn external grader into DIR (new or empty): serverFilesCourse/ with the"
-                           " grader and run.sh, the Dockerfile of its image, and externalGradingOptions.json for the"
-                           " question's info.json, grading --tasks (default: all)")
+                      help="write a PrairieLearn external grader and its question into DIR (new or empty):"
+                           " serverFilesCourse/ with the grader and run.sh, questions/mlp_block/ (info.json,"
+                           " question.html) and the Dockerfile of its image, grading --tasks (default: all)")
     what.add_argument("--classroom50", type=Path, metavar="DIR",
                       help="write a Classroom 50 autograder folder (autograder.py and the grader) grading --tasks"
                            " (default: all)")
@@ -74,8 +77,27 @@ def build_parser() -> Parser:
     batch.add_argument("--resume", action="store_true",
                        help="with --batch: go on with an interrupted batch: skip the submissions already graded"
                             " (those with status error are graded again)")
-    batch.add_argument("--only", metavar="NAME",
-                       help="with --batch: grade this submission again (its name in the CSV) and replace its record")
+    batch.add_argument("--only", metavar="NAME", action="append",
+                       help="with --batch: grade this submission again (its name in the CSV) and replace its record;"
+                            " once per submission, for several. Only the regraded get feedback files and comments")
+    batch.add_argument("--students", type=Path, metavar="FILE",
+                       help="with --batch: grade only these students (one a line: the CSV's submission name, the"
+                            " LMS's name or its id); only they get rows, gradebook cells and feedback, and a listed"
+                            " student with no hand-in is named")
+    batch.add_argument("--not-handed-in", choices=("zero", "blank"), default="zero",
+                       help="with --batch: a student who handed in no file of the graded tasks gets 0 in the"
+                            " gradebook files (zero, the default) or an empty cell and no feedback (blank)")
+    batch.add_argument("--late-penalty", metavar="SHARE/PERIOD",
+                       help="with --batch: take this share of the score off per day or hour started after --due,"
+                            " e.g. 10%%/day (docs/grading.md, 'Late hand-ins')")
+    batch.add_argument("--late-cap", metavar="SHARE",
+                       help="with --late-penalty: the most it takes off in all, e.g. 30%% (default: no cap)")
+    batch.add_argument("--due", metavar="TIME",
+                       help="with --late-penalty: the due date, local time, e.g. 2026-03-01T23:59")
+    batch.add_argument("--submitted", type=Path, metavar="FILE", action="append",
+                       help="with --late-penalty: the submission times: Moodle's grading worksheet as downloaded,"
+                            " or a CSV of student, time (for Canvas, whose download marks late but gives no time);"
+                            " once per file")
     batch.add_argument("--feedback", type=Path, metavar="DIR",
                        help="with --batch: where the Markdown feedback per submission goes (default: beside the"
                             " CSV, grades.csv -> grades_feedback/)")
@@ -151,10 +173,13 @@ def run(args: argparse.Namespace) -> int:
     limits, tasks = limits_of(args), tasks_of(args)
     bonus = bonus_of(args, tasks)
     check_requirements()
-    if not args.batch and (args.csv or args.resume or args.only or args.feedback or args.canvas_assignment
-                           or args.shard or args.merge):
-        raise GraderFailure("--csv, --resume, --only, --shard, --merge, --feedback and --canvas-assignment go with"
-                            " --batch DIR")
+    batch_only = {"--csv": args.csv, "--resume": args.resume, "--only": args.only, "--shard": args.shard,
+                  "--merge": args.merge, "--feedback": args.feedback, "--canvas-assignment": args.canvas_assignment,
+                  "--students": args.students, "--not-handed-in": args.not_handed_in != "zero",
+                  "--late-penalty": args.late_penalty, "--late-cap": args.late_cap, "--due": args.due,
+                  "--submitted": args.submitted}
+    if not args.batch and any(batch_only.values()):
+        raise GraderFailure(f"{', '.join(name for name, given in batch_only.items() if given)} go with --batch DIR")
     if args.platform_check and not (args.gradescope_bundle or args.prairielearn_grader or args.classroom50):
         raise GraderFailure("--platform-check goes with --gradescope-bundle ZIP, --prairielearn-grader DIR or"
                             " --classroom50 DIR")
@@ -184,9 +209,10 @@ def run(args: argparse.Namespace) -> int:
         from instructor.exports import make_prairielearn
 
         make_prairielearn(args.prairielearn_grader, tasks, bonus)
-        print(f"wrote {args.prairielearn_grader}: copy its serverFilesCourse/ into the course's, build and push the image of"
-              " Dockerfile.prairielearn, and put externalGradingOptions.json (with that image) into the question's"
-              " info.json (see docs/platforms.md). " + worst_case_text(PLATFORMS["prairielearn"], tasks))
+        print(f"wrote {args.prairielearn_grader}: copy its serverFilesCourse/ and questions/ into the course's, build"
+              " and push the image of Dockerfile.prairielearn, and put that image's name into the question's"
+              " info.json (see docs/platforms.md). "
+              + worst_case_text(PLATFORMS["prairielearn"], tasks))
         return EXIT_OK
     if args.classroom50:
         from instructor.exports import make_classroom50
@@ -203,13 +229,19 @@ def run(args: argparse.Namespace) -> int:
     if args.only and args.resume:
         raise GraderFailure("give either --only NAME or --resume, not both")
     from instructor.batch import merge_shards, parse_shard, run_batch
+    from instructor.batch_reports import Reporting
+    from instructor.groups import Group
+    from instructor.late import Policy
 
+    group = Group.read(args.students) if args.students else None
+    how = Reporting(args.canvas_assignment, Policy.of(args.late_penalty, args.late_cap, args.due, args.submitted),
+                    args.not_handed_in == "blank")
     if args.merge:
         if args.shard or args.only or args.resume:
             raise GraderFailure("--merge grades nothing: give it without --shard, --only and --resume")
         return merge_shards(args.batch, args.csv, args.merge, feedback=args.feedback,
-                            feedback_format=args.feedback_format, canvas_assignment=args.canvas_assignment)
+                            feedback_format=args.feedback_format, group=group, reporting=how)
     return run_batch(args.batch, args.csv, jobs=args.jobs, resume=args.resume, limits=limits,
                      sandbox_mode=args.sandbox or "bwrap", tasks=tasks, seed=args.seed, only=args.only,
                      feedback=args.feedback, feedback_format=args.feedback_format, bonus=bonus,
-                     canvas_assignment=args.canvas_assignment, shard=parse_shard(args.shard))
+                     shard=parse_shard(args.shard), group=group, reporting=how)

@@ -25,6 +25,7 @@ import json
 import re
 import shlex
 import shutil
+import uuid
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +35,7 @@ from grader.grading import GraderFailure, overall_timeout
 from grader.paths import REFERENCE, REPO, reference_present
 from grader.results import BonusRule
 from grader.sandbox import Limits
-from grader.tasks import TASK_NAMES, TASKS
+from grader.tasks import TASK_NAMES, TASK_TITLES, TASKS
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -63,6 +64,8 @@ PLATFORMS = {
     "prairielearn": Platform("PrairieLearn", 600, Limits(call_timeout=20, budget=50, startup_timeout=60)),
 }
 PRAIRIELEARN_FOLDER = "mlp_block_grader"  # the grader's folder in the course's serverFilesCourse/
+PRAIRIELEARN_QUESTION = "mlp_block"  # the question's folder in the course's questions/ (its QID)
+PRAIRIELEARN_IMAGE = "YOUR_NAME/mlp-block-grader"  # the image's name, for the instructor to replace with their own
 
 
 def limit_options(limits: Limits) -> str:
@@ -172,11 +175,40 @@ def make_bundle(path: Path, tasks: list[str] | None = None, bonus: BonusRule | N
             bundle.writestr(info, text)
 
 
+def prairielearn_question(tasks: list[str], bonus: BonusRule | None, check: bool) -> dict[str, str]:
+    """The question's ``info.json`` and ``question.html`` (``instructor/templates/question.html``): a v3
+    question graded externally by this grader, whose file upload asks for the exercise files of ``tasks``
+    (those only bonus tasks need, optional). Its uuid is new: the question keeps it when the grader is
+    made again, since only serverFilesCourse/ is copied again (docs/platforms.md)."""
+    titles = ", ".join(TASK_TITLES[task] for task in tasks)
+    bonus_only = [name for name in exercise_files(tasks)
+                  if all(t.name in (bonus.weights if bonus else {}) for t in TASKS if t.name in tasks
+                         and f"{t.exercise}.py" == name)]
+    files = [name for name in exercise_files(tasks) if name not in bonus_only]
+    if check:  # the check reads no file: any of them may be uploaded, none is needed
+        files, bonus_only = [], exercise_files(tasks)
+    options = {"enabled": True, "image": PRAIRIELEARN_IMAGE, "serverFilesCourse": [f"{PRAIRIELEARN_FOLDER}/"],
+               "entrypoint": f"/grade/serverFilesCourse/{PRAIRIELEARN_FOLDER}/run.sh",
+               "timeout": int(PLATFORMS["prairielearn"].stops_after)}
+    info = {"uuid": str(uuid.uuid4()),
+            "title": f"Platform check (not graded): {titles}" if check else f"Transformer MLP block: {titles}",
+            "topic": "Transformer MLP block", "tags": ["platform-check" if check else "autograded"], "type": "v3",
+            "singleVariant": True, "gradingMethod": "External", "externalGradingOptions": options}
+    prompt = ("A platform check: upload any of these files once and read the result; it grades nothing." if check
+              else f"Upload your exercise files ({', '.join(files + bonus_only)}), as they are in exercises/;"
+                   + (f" {', '.join(bonus_only)} for the bonus, if you did it." if bonus_only else ""))
+    made_by = "made by python -m instructor --prairielearn-grader" + " --platform-check" * check
+    html = fill("question.html", made_by=made_by, prompt=prompt, files=", ".join(files),
+                optional_files=", ".join(bonus_only))
+    return {"info.json": json.dumps(info, indent=2) + "\n", "question.html": html}
+
+
 def make_prairielearn(folder: Path, tasks: list[str] | None, bonus: BonusRule | None = None,
                       check: bool = False) -> None:
-    """Write a PrairieLearn external grader into ``folder`` (new or empty): ``serverFilesCourse/`` (the grader
-    and its entry point ``run.sh``, for the course's own serverFilesCourse), ``Dockerfile.prairielearn`` (its
-    image) and ``externalGradingOptions.json`` (for the question's info.json); with ``check``, the platform
+    """Write a PrairieLearn external grader and its question into ``folder`` (new or empty):
+    ``serverFilesCourse/`` (the grader and its entry point ``run.sh``, for the course's own serverFilesCourse),
+    ``questions/mlp_block/`` (``info.json``, with the grader's externalGradingOptions, and ``question.html``,
+    for the course's questions/) and ``Dockerfile.prairielearn`` (its image); with ``check``, the platform
     check in the same layout instead."""
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise GraderFailure(f"{folder} is not a new or empty folder")
@@ -188,10 +220,10 @@ def make_prairielearn(folder: Path, tasks: list[str] | None, bonus: BonusRule | 
     (grader / "run.sh").chmod(0o755)
     (folder / "Dockerfile.prairielearn").write_text(
         fill("Dockerfile.prairielearn", cpu_wheels=CPU_WHEELS, requirements=" ".join(map(shlex.quote, grading_requirements()))))
-    options = {"enabled": True, "image": "YOUR_NAME/mlp-block-grader", "serverFilesCourse": [f"{PRAIRIELEARN_FOLDER}/"],
-               "entrypoint": f"/grade/serverFilesCourse/{PRAIRIELEARN_FOLDER}/run.sh",
-               "timeout": int(PLATFORMS["prairielearn"].stops_after)}
-    (folder / "externalGradingOptions.json").write_text(json.dumps({"externalGradingOptions": options}, indent=2) + "\n")
+    question = folder / "questions" / PRAIRIELEARN_QUESTION
+    question.mkdir(parents=True)
+    for name, text in prairielearn_question(list(tasks or TASK_NAMES), bonus, check).items():
+        (question / name).write_text(text)
 
 
 def classroom50_script(tasks: list[str] | None, bonus: BonusRule | None = None, check: bool = False) -> str:

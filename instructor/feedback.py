@@ -79,9 +79,13 @@ class Writer:
         return ", ".join(f"`{n}`" if self.md else n for n in shown) + more
 
 
-def feedback(name: str, grade: Grade, fmt: str = "md", late: bool = False, hand_in: str = "") -> str:
-    """One student's feedback file; ``late``: the LMS marked the hand-in late (said, never scored here);
-    ``hand_in``: what the batch's intake said of the files (which were graded, which not and why)."""
+def feedback(name: str, grade: Grade, fmt: str = "md", late: bool = False, hand_in: str = "",
+             penalty: str = "") -> str:
+    """One student's feedback file, headed with ``name`` (the student's name as the LMS gives it); ``late``:
+    the LMS marked the hand-in late; ``penalty``: the batch's late-penalty line (``instructor/late.py``),
+    beside the score, where its policy takes points off (without one, a late hand-in is said to be late and
+    nothing is taken off here); ``hand_in``: what the batch's intake said of the files (which were graded,
+    which not and why)."""
     w = Writer(fmt)
     tasks = grade.tasks()
 
@@ -102,7 +106,9 @@ def feedback(name: str, grade: Grade, fmt: str = "md", late: bool = False, hand_
 
     capped = f" Bonus points count up to {shown(grade.bonus_max)} in all." if grade.bonus_capped() else ""
     lines += [f"Score: {score_text(grade)} ({', '.join(map(in_short, tasks))}).{capped}", ""]
-    if late:
+    if penalty:
+        lines += [penalty, ""]
+    elif late:
         lines += ["Your LMS marked this hand-in late; any late penalty is your course's, not in this score.", ""]
     if hand_in:
         lines += [f"Your hand-in: {w.quoted(hand_in)}", ""]

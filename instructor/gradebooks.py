@@ -2,7 +2,9 @@
 
 Each student is matched on the id the LMS put into the names of its download (``instructor/intake.py``
 reads it; ``Record.lms_id``), and given the score as the grader counts it: every point earned, bonus
-tasks' points included (``Grade.score``).
+tasks' points included (``Grade.score``), less a late penalty under the batch's policy
+(``instructor/late.py``); with ``--not-handed-in blank``, an empty cell for a student who handed in no
+file of the graded tasks.
 
 * Canvas (Grades > Import): the columns of Canvas's own gradebook export, ``Student, ID, SIS User ID,
   SIS Login ID, Section``, then the assignment's column, headed as that export heads it, its id in
@@ -70,18 +72,24 @@ def students(records: list[Record], lms: str) -> tuple[list[Record], list[str]]:
     return kept, left_out
 
 
-def canvas(records: list[Record], assignment: str) -> list[list]:
-    """Canvas's gradebook import: the header, the Points Possible row, a row per student."""
+def canvas(records: list[Record], assignment: str, cells: dict[str, object] | None = None) -> list[list]:
+    """Canvas's gradebook import: the header, the Points Possible row, a row per student; ``cells``: each
+    record's cell by name (the score after a late penalty, or "" for no grade), by default its score."""
     most = max((r.grade.max_score for r in records), default=0)
     rows = [[*CANVAS_STUDENT, assignment], [CANVAS_POINTS_ROW, "", "", "", "", most]]
-    return rows + [[r.student, r.lms_id, "", "", "", r.grade.score] for r in records]
+    return rows + [[r.student, r.lms_id, "", "", "", cell(r, cells)] for r in records]
 
 
-def moodle(records: list[Record], feedback: dict[str, str], now: float | None = None) -> list[list]:
+def cell(record: Record, cells: dict[str, object] | None) -> object:
+    return record.grade.score if cells is None else cells[record.name]
+
+
+def moodle(records: list[Record], feedback: dict[str, str], now: float | None = None,
+           cells: dict[str, object] | None = None) -> list[list]:
     """Moodle's grading worksheet: the header and a row per student, modified now (this batch's end), with
     the student's feedback (plain text, ``feedback`` by record name) as the HTML Moodle shows."""
     modified = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
-    return [MOODLE_COLUMNS] + [[f"{MOODLE_PARTICIPANT}{r.lms_id}", r.student, r.grade.score, r.grade.max_score,
+    return [MOODLE_COLUMNS] + [[f"{MOODLE_PARTICIPANT}{r.lms_id}", r.student, cell(r, cells), r.grade.max_score,
                                 modified, as_html(feedback.get(r.name, ""))] for r in records]
 
 

@@ -159,6 +159,13 @@ class HandIn:
                 helpers.setdefault(found.given, found)
         if helpers:
             notes.append(f"copied beside them: {', '.join(sorted(helpers))} (not an exercise's name)")
+        # Python files of no exercise's name away from the exercise files (a test of the student's own, a
+        # copy in another folder of a zip): named too, so that a misnamed answer is never dropped unsaid.
+        stray = [f.shown for f in self.files if not f.exercise and helpers.get(f.given) is not f]
+        if stray:
+            more = f" and {len(stray) - NAMED} more" if len(stray) > NAMED else ""
+            notes.append(f"not graded: {', '.join(stray[:NAMED])}{more} (no exercise's name:"
+                         f" {', '.join(f'{n}.py' for n in self.names)})")
         if self.other:
             more = f" and {len(self.other) - NAMED} more" if len(self.other) > NAMED else ""
             notes.append(f"not graded: {', '.join(self.other[:NAMED])}{more} (only .py files are)")
@@ -193,7 +200,11 @@ def choose(exercise: str, found: list[Found]) -> tuple[Found | None, list[str]]:
     if older:
         notes.append(f"re-upload: {pick.shown} chosen over {', '.join(older)} (newest)")
     elif pick.given != f"{exercise}.py" or (pick.depth > 1 and PurePosixPath(pick.folder).name != "exercises"):
-        notes.append(f"{exercise}.py found as {pick.shown}")
+        # A name of the student's own making (MLP_Block.py) is told how to be found next time; an LMS's
+        # or a browser's number (mlp_block-2.py, "mlp_block (1).py") is no mistake of theirs.
+        own = PurePosixPath(pick.given).stem != exercise and not pick.upload and not REDOWNLOAD.search(
+            PurePosixPath(pick.given).stem)
+        notes.append(f"{exercise}.py found as {pick.shown}" + (f" (rename it {exercise}.py)" if own else ""))
     if deeper:
         notes.append(f"not graded: {', '.join(deeper[:3])} (deeper than {pick.shown})")
     return pick, notes

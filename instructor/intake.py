@@ -79,9 +79,14 @@ class Intake:
     submissions: list[Submission] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (entry, one-line reason)
     renamed: list[tuple[str, str]] = field(default_factory=list)  # (entry, the name it is graded as, and why)
+    # A skipped entry that is one student's hand-in: (the student, the LMS's id), for a group's batch
+    # (instructor/groups.py), which lists its own students' skipped hand-ins and no one else's.
+    owners: dict[str, tuple[str, str]] = field(default_factory=dict)
 
-    def skip(self, entry: str, reason: str) -> None:
+    def skip(self, entry: str, reason: str, owner: tuple[str, str] | None = None) -> None:
         self.skipped.append((printable(entry), printable(reason)))
+        if owner is not None:
+            self.owners[printable(entry)] = owner
 
     def rename(self, entry: str, note: str) -> None:
         """Said at once on stderr, where the batch says what it skipped: the row's name is not the entry's."""
@@ -166,7 +171,7 @@ def scan(batch: Path, work: Path, ignore: set[Path] = frozenset()) -> Intake:
             intake.skip(label, "not a file or a folder")
     for i, student in enumerate(students.values()):
         if why := _claimed_twice(student, students.values()):
-            intake.skip(student.source, why)
+            intake.skip(student.source, why, (student.name, student.student_id))
         else:
             _settle(intake, student, HandIn(names, unpacker), work / f"graded-{i}")
     _name_all(intake)
@@ -222,7 +227,7 @@ def _settle(intake: Intake, student: Student, hand_in: HandIn, target: Path) -> 
             hand_in.add_zip(path, "" if whole else label, 0)
     note, why = hand_in.settle(target)
     if why:
-        intake.skip(student.source, why)
+        intake.skip(student.source, why, (student.name, student.student_id))
     else:
         intake.submissions.append(Submission(student.source, target, student=student.name, student_id=student.student_id,
                                              lms=student.lms, note=printable(note), late=student.late,
@@ -243,7 +248,8 @@ def _name_all(intake: Intake) -> None:
         if sub.name:
             named.append(sub)
         else:
-            intake.skip(sub.source, "no usable name: letters or digits are needed in its name")
+            intake.skip(sub.source, "no usable name: letters or digits are needed in its name",
+                        (sub.student, sub.student_id))
     by_name = defaultdict(list)
     for sub in named:
         by_name[sub.name.casefold()].append(sub)  # case-insensitive: feedback files on any file system

@@ -89,10 +89,11 @@ GRADED = {
     "smithalice_1001_5001_mlp_block.py": ("smithalice", "1001", "canvas", {"mlp_block.py": "reference"}, ""),
     "jonesbob_1002_5002_mlp_block.py": ("jonesbob", "1002", "canvas", {"mlp_block.py": "mistake"}, ""),
     "leecarol_1003_5003_MLP_Block.py": ("leecarol", "1003", "canvas", {"mlp_block.py": "reference"},
-                                        "mlp_block.py found as MLP_Block.py"),
+                                        "mlp_block.py found as MLP_Block.py (rename it mlp_block.py)"),
     "kimdan_1004_5004_hw3.zip": (
         "kimdan", "1004", "canvas", {"mlp_block.py": "reference", "mlp_cost.py": "cost stubs", "utils.py": "helper"},
-        "mlp_block.py found as hw3.zip/Homework3/src/MLP_block.py; mlp_cost.py found as hw3.zip/Homework3/src/mlp_cost.py;"
+        "mlp_block.py found as hw3.zip/Homework3/src/MLP_block.py (rename it mlp_block.py);"
+        " mlp_cost.py found as hw3.zip/Homework3/src/mlp_cost.py;"
         " copied beside them: utils.py (not an exercise's name); not graded: hw3.zip/Homework3/README.md (only .py"
         " files are)"),
     "parkeve_1005_5005_mlp_block (1).py, parkeve_1005_5006_mlp_cost.py": (
@@ -110,7 +111,7 @@ GRADED = {
         "Uma Vance", "2001", "moodle", {"mlp_block.py": "reference", "mlp_cost.py": "cost stubs"},
         f"not graded: Uma Vance_2001{MOODLE_TEXT}/onlinetext.html (only .py files are)"),
     f"Wen Xu_2002{MOODLE_FILES}/": ("Wen Xu", "2002", "moodle", {"mlp_block.py": "mistake"},
-                                    "mlp_block.py found as hw3.zip/hw3/Mlp-Block.py"),
+                                    "mlp_block.py found as hw3.zip/hw3/Mlp-Block.py (rename it mlp_block.py)"),
     f"Abe Cole_2004{MOODLE_FILES}/": ("Abe Cole", "2004", "moodle", {"mlp_block.py": "reference"},
                                       "not graded: old/mlp_block.py (deeper than mlp_block.py)"),
     f"Bea Dunn_2005{MOODLE_FILES}mlp_block.py": ("Bea Dunn", "2005", "moodle", {"mlp_block.py": "reference"}, ""),
@@ -257,3 +258,19 @@ def test_one_id_under_two_names_is_skipped_with_its_reason_and_grades_nobody(tmp
     assert dict(found.skipped) == {
         f"Ann Lee_3001{MOODLE_FILES}mlp_block.py": reason.format(f"Ann Leigh_3001{MOODLE_FILES}/"),
         f"Ann Leigh_3001{MOODLE_FILES}/": reason.format(f"Ann Lee_3001{MOODLE_FILES}mlp_block.py")}, found.skipped
+
+
+def test_a_misnamed_file_is_told_to_be_renamed_and_every_file_of_a_zip_not_graded_is_named(tmp_path):
+    """A whole repository zipped: the exercise file found under another name (rename it), a test of the
+    student's own in another folder and a notebook named, each with its path inside the zip."""
+    from instructor.settle import settle
+
+    hand_in = tmp_path / "upload"
+    hand_in.mkdir()
+    (hand_in / "hw3.zip").write_bytes(zipped({"hw3/src/MLP-Block.py": b"x = 1\n", "hw3/tests/test_mine.py": b"\n",
+                                              "hw3/notes.ipynb": b"{}"}))
+    note, why = settle(hand_in, tmp_path / "out", tmp_path / "work")
+    assert not why
+    assert note.startswith("mlp_block.py found as hw3.zip/hw3/src/MLP-Block.py (rename it mlp_block.py); "), note
+    assert "not graded: hw3.zip/hw3/tests/test_mine.py (no exercise's name: mlp_block.py," in note, note
+    assert "not graded: hw3.zip/hw3/notes.ipynb (only .py files are)" in note, note

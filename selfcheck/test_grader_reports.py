@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from grader import results
 from grader.results import KINDS
 from selfcheck.harness import REPO, VARIANTS, materialize, parallel, reference_sources, cli
 
@@ -233,7 +235,7 @@ def test_prairielearn_grader_grades_as_the_gradescope_bundle_does(tmp_path):
     lost) and says why."""
     made = tmp_path / "made"
     assert grader("--prairielearn-grader", str(made), "--tasks", "mlp,glu", timeout=60).returncode == 0
-    options = json.loads((made / "externalGradingOptions.json").read_text())["externalGradingOptions"]
+    options = json.loads((made / "questions" / "mlp_block" / "info.json").read_text())["externalGradingOptions"]
     assert options["entrypoint"] == "/grade/serverFilesCourse/mlp_block_grader/run.sh" and options["timeout"] <= 600
     assert "bubblewrap" in (made / "Dockerfile.prairielearn").read_text()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -255,6 +257,67 @@ def test_prairielearn_grader_grades_as_the_gradescope_bundle_does(tmp_path):
     assert sum(t["points"] for t in reference["tests"]) == sum(t["max_points"] for t in reference["tests"]) > 0
     nothing = run("nothing", {"notes.txt": "x"})
     assert nothing["gradable"] is False and nothing["format_errors"][0].startswith("Nothing was graded: no exercise"), nothing
+
+
+# PrairieLearn's schema for a question's info.json (apps/prairielearn/src/schemas/schemas/infoQuestion.json),
+# the facts this check needs from it: the keys it allows (no others: additionalProperties is false), the
+# required ones, each key's JSON type, the enums, the uuid's form; and for externalGradingOptions the same.
+PL_QUESTION = {
+    "required": {"uuid", "type", "title", "topic"},
+    "types": {"comment": (str, list, dict), "uuid": str, "type": str, "title": str, "topic": str, "tags": list,
+              "clientFiles": list, "clientTemplates": list, "template": str, "gradingMethod": str,
+              "singleVariant": bool, "showCorrectAnswer": bool, "partialCredit": bool, "options": dict,
+              "externalGradingOptions": dict, "dependencies": dict, "workspaceOptions": dict},
+    "enums": {"type": {"Calculation", "MultipleChoice", "Checkbox", "File", "MultipleTrueFalse", "v3"},
+              "gradingMethod": {"Internal", "External", "Manual"}},
+}
+PL_EXTERNAL_GRADING = {
+    "required": {"image", "entrypoint"},
+    "types": {"comment": (str, list, dict), "enabled": bool, "image": str, "entrypoint": str,
+              "serverFilesCourse": list, "timeout": int, "enableNetworking": bool, "environment": dict},
+}
+PL_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+
+
+def schema_errors(data: dict, schema: dict, where: str) -> list[str]:
+    """Where ``data`` breaks ``schema`` (the facts above): unknown keys, missing ones, wrong types or values."""
+    errors = [f"{where}.{k}: not a key PrairieLearn allows" for k in data if k not in schema["types"]]
+    errors += [f"{where}.{k}: required" for k in sorted(schema["required"] - set(data))]
+    for k, value in data.items():
+        wanted = schema["types"].get(k)
+        if wanted and (not isinstance(value, wanted) or (wanted is int and isinstance(value, bool))):
+            errors.append(f"{where}.{k}: {value!r} is not {wanted}")
+        if k in schema.get("enums", {}) and value not in schema["enums"][k]:
+            errors.append(f"{where}.{k}: {value!r} not one of {sorted(schema['enums'][k])}")
+    return errors
+
+
+@pytest.mark.parametrize("check", [False, True], ids=["grader", "platform-check"])
+def test_prairielearn_question_is_valid_by_prairielearns_schema(tmp_path, check):
+    """The question folder, ready to copy into a course's questions/: info.json as PrairieLearn's schema allows
+    it (a v3 question graded externally by this grader), and question.html with its file upload."""
+    from instructor.exports import make_prairielearn
+
+    make_prairielearn(tmp_path / "pl", ["mlp", "glu", "cost", "swiglu"], results.BonusRule({"swiglu": 5.0}), check=check)
+    question = tmp_path / "pl" / "questions" / "mlp_block"
+    info = json.loads((question / "info.json").read_text())
+    errors = schema_errors(info, PL_QUESTION, "info") + schema_errors(
+        info["externalGradingOptions"], PL_EXTERNAL_GRADING, "info.externalGradingOptions")
+    errors += [] if PL_UUID.match(info["uuid"]) else [f"info.uuid: {info['uuid']!r} is no UUID"]
+    errors += [] if all(isinstance(t, str) for t in info.get("tags", [])) else ["info.tags: strings only"]
+    assert not errors, errors
+    assert (info["type"], info["gradingMethod"]) == ("v3", "External")
+    options = info["externalGradingOptions"]
+    assert options["entrypoint"] == "/grade/serverFilesCourse/mlp_block_grader/run.sh" and options["timeout"] <= 600
+    assert (tmp_path / "pl" / "serverFilesCourse" / options["serverFilesCourse"][0] / "run.sh").is_file()
+    html = (question / "question.html").read_text()
+    upload = re.search(r'<pl-file-upload file-names="([^"]*)" optional-file-names="([^"]*)"></pl-file-upload>', html)
+    assert upload, html
+    required, optional = ([name for name in part.split(", ") if name] for part in upload.groups())
+    expected = ([], ["mlp_block.py", "mlp_cost.py", "triton_swiglu.py"]) if check else \
+        (["mlp_block.py", "mlp_cost.py"], ["triton_swiglu.py"])  # the bonus task's file: optional
+    assert (sorted(required), sorted(optional)) == expected, (required, optional)
+    assert "<pl-external-grader-results>" in html
 
 
 # ------------------------------------------------------------------------ the seam's routing

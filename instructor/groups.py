@@ -1,0 +1,80 @@
+"""``--students FILE``: a batch graded for a group of the class (an honours group, a section) alone.
+
+FILE holds one student a line, by any identifier the batch's CSV shows for them: the row's name
+(``submission``), the LMS's name for them (Canvas's ``smithalice``, Moodle's ``Alice Smith``), the LMS's
+id (``lms_id``), or the entry of the batch folder; in any case, spaces as they come. Blank lines and
+lines starting with ``#`` are none. Only the students listed are graded and get a row, a gradebook cell
+and a feedback file; a listed student with no hand-in in the batch is reported by name
+(``Group.missing``). A line that stands for two hand-ins (two John Smiths, listed by name) is refused
+before anything is graded: the group's file would grade someone outside the group.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.grading import GraderFailure
+from grader.probes.safe_text import printable
+from instructor.intake import Intake, Submission
+
+
+def key(text: str) -> str:
+    """An identifier as it is compared: case and runs of spaces do not count."""
+    return " ".join(text.split()).casefold()
+
+
+def identifiers(sub: Submission) -> set[str]:
+    """Every identifier the batch's CSV (and its folder) shows for a submission."""
+    return {key(text) for text in (sub.name, sub.student, sub.student_id, sub.source.rstrip("/")) if text}
+
+
+@dataclass
+class Group:
+    path: Path
+    lines: list[tuple[int, str]]  # (line number, identifier as written)
+
+    @classmethod
+    def read(cls, path: Path) -> "Group":
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise GraderFailure(f"--students {path}: cannot be read ({type(exc).__name__}): expected a text file,"
+                                " one student a line") from None
+        lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1)
+                 if line.strip() and not line.lstrip().startswith("#")]
+        if not lines:
+            raise GraderFailure(f"--students {path}: no student in it: expected one student a line (the CSV's"
+                                " submission name, the LMS's name or id)")
+        return cls(path, lines)
+
+    def select(self, found: Intake) -> tuple[list[Submission], list[str]]:
+        """The group's submissions, and the lines of the group that no hand-in answers (as written)."""
+        chosen: dict[str, Submission] = {}
+        missing = []
+        for number, wanted in self.lines:
+            matches = [sub for sub in found.submissions if key(wanted) in identifiers(sub)]
+            if len(matches) > 1:
+                raise GraderFailure(
+                    f"--students {self.path} line {number}: {printable(wanted)!r} is {len(matches)} hand-ins"
+                    f" ({', '.join(printable(s.name) for s in matches[:4])}): give the LMS id or the CSV's"
+                    " submission name instead")
+            if matches:
+                chosen[matches[0].name] = matches[0]
+            else:
+                missing.append(wanted)
+        return [sub for sub in found.submissions if sub.name in chosen], missing
+
+    def report(self, found: Intake, missing: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
+        """(the skipped entries a batch of the group lists, the listed students with no hand-in at all).
+        The entries kept: a listed student's hand-in that cannot be graded, and the entries that are no
+        student's; then a line per listed student with no hand-in."""
+        wanted = {key(text) for _, text in self.lines}
+        kept = []
+        for entry, reason in found.skipped:
+            owner = found.owners.get(entry)
+            if owner is None or wanted & {key(text) for text in owner if text}:
+                kept.append((entry, reason))
+        answered = {key(text) for entry, _ in kept for text in found.owners.get(entry, ())}
+        absent = [printable(text) for text in missing if key(text) not in answered]
+        return kept + [(text, f"listed in {self.path.name}; no hand-in of theirs in the batch") for text in absent], absent
