@@ -13,7 +13,7 @@ EDITS = [
      '        ctx.save_for_backward(gate, value)\n        return swiglu_forward(gate, value)\n'),
     ('        # TODO 4: get the saved tensors back (ctx.saved_tensors) and return (grad_gate, grad_value)\n        # from swiglu_backward: one gradient per input of forward, in the same order.\n        raise NotImplementedError(f"SwiGLUFunction.backward: TODO 4 in {HERE}")\n',
      '        gate, value = ctx.saved_tensors\n        return swiglu_backward(grad_out, gate, value)\n'),
-    ('    # TODO 5: apply SwiGLUFunction (an autograd.Function is called through its .apply).\n    raise NotImplementedError(f"swiglu: TODO 5 in {HERE}")\n',
+    ('    # TODO 5: apply SwiGLUFunction (an autograd.Function is called through its .apply).\n    raise NotImplementedError(f"swiglu: TODO 5 in {HERE} (the autograd tests need TODO 3-4 too: SwiGLUFunction)")\n',
      '    return SwiGLUFunction.apply(gate, value)\n'),
     ('        # TODO 6: create self.Wv, self.Wg and self.Wo (nn.Linear, with bias) and a dropout module.\n        raise NotImplementedError(f"FusedSwiGLU.__init__: TODO 6 in {HERE}")\n',
      '        self.Wv = nn.Linear(hidden_dim, intermediate_dim)\n        self.Wg = nn.Linear(hidden_dim, intermediate_dim)\n        self.Wo = nn.Linear(intermediate_dim, hidden_dim)\n        self.dropout = nn.Dropout(dropout)\n'),
