@@ -19,6 +19,7 @@ import torch.nn.functional as F  # noqa: E402
 
 from grader.judge.kernel_target import drawn, rests_on, session_verdict  # noqa: E402
 from grader.judge.checks import describe_mismatch, fail  # noqa: E402
+from grader.judge.gated_diagnosis import APPLY_ORDER  # noqa: E402
 from grader.judge.gated_support import EXERCISE, INTERMEDIATE, torch_activation, WHOLE_K_HIDDEN  # noqa: E402
 from grader.judge.seam import error_fields, format_error  # noqa: E402
 from grader.judge.stand_in_log import GATED, launches_on, served_values  # noqa: E402
@@ -117,9 +118,21 @@ def module_evidence(target, weights: dict, x: torch.Tensor, grad_out: torch.Tens
     evidence = target.evidence(EXERCISE, "gated_module_run", hidden=WHOLE_K_HIDDEN, intermediate=INTERMEDIATE,
                                activation=activation, weights=weights, x=x, grad_out=grad_out, **options)
     if "error" in evidence:
-        hint = BACKWARD_HINT if evidence["error"].get("stage") == "GatedProjectionFunction.backward" else ""
-        fail(format_error(evidence["error"]) + hint, **error_fields(evidence["error"]))
+        error = evidence["error"]
+        # gated_projection is the grader's here, right on any right arguments: where it refuses its arguments
+        # (grader/probes/stand_ins.py's StandInArguments), what FusedGatedMLP.forward handed on is wrong, most
+        # often GatedProjectionFunction.apply called in gated_projection's order (the biases after both weights)
+        if error.get("stage") == "FusedGatedMLP.forward" and error.get("type") == "StandInArguments":
+            fail(f"FusedGatedMLP.forward (TODO 5) hands gated_projection arguments no right call passes: {APPLY_HINT}"
+                 f" [{format_error(error)}]", cause=APPLY_ORDER, todo="TODO 5")
+        hint = BACKWARD_HINT if error.get("stage") == "GatedProjectionFunction.backward" else ""
+        fail(format_error(error) + hint, **error_fields(error))
     return evidence
+
+
+APPLY_HINT = ("apply passes them on to forward as they are, in forward's order: x, gate_weight, gate_bias, value_weight,"
+              " value_bias, activation (each weight then its bias), not gated_projection's (x, gate_weight,"
+              " value_weight, gate_bias, value_bias, activation)")
 
 
 BACKWARD_HINT = (": GatedProjectionFunction.backward (TODO 4) returns one gradient per input of forward, in forward's"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import torch
 
+from grader.judge.checks import ulp
 from grader.probes.activations import ACTIVATIONS as BY_NAME
 
 BLOCK_K = 16  # the reference's tiles: the kernel tests launch the student's kernel with its launch code
@@ -119,6 +120,7 @@ def kernel_mistakes(case: dict, activation: str) -> list[tuple[str, str, torch.T
     if activation in wrong_forms:
         other, hint = wrong_forms[activation]
         found.append(("wrong_gelu", hint, _epilogue(other, g + bg, v + bv)))
+    found += _overwritten(activation, x, wg, wv, bg, bv)
     named = [(cause, hint, out, NAMED_RTOL) for cause, hint, out in found]
     if case["x"].dtype == torch.float32:  # what a GPU's tl.dot computes without input_precision="ieee"
         tf32_hint = ("tl.dot multiplied the float32 tiles in TF32 (10 bits of mantissa, about 1e-3 relative), as it"
@@ -127,18 +129,51 @@ def kernel_mistakes(case: dict, activation: str) -> list[tuple[str, str, torch.T
             cut = [_tf32(case[n], rounded) for n in ("x", "gate_weight", "value_weight")]
             xt = cut[0].reshape(-1, cut[0].shape[-1])
             named.append((TF32, tf32_hint, _epilogue(activation, xt @ cut[1].T + bg, xt @ cut[2].T + bv), TF32_RTOL))
+            # `acc = tl.dot(x, w)` is often written without input_precision too: the overwrite, in TF32, is
+            # still the overwrite (its own cause on every dtype; TF32 is told once it is fixed)
+            named += [(cause, hint, out, TF32_RTOL) for cause, hint, out in _overwritten(activation, xt, *cut[1:], bg, bv)]
     return named
+
+
+OVERWRITTEN = "accumulator_overwritten"  # one cause for the gate's sum, the value's or both, in any dtype
+
+
+def _overwritten(activation: str, x: torch.Tensor, wg: torch.Tensor, wv: torch.Tensor, bg: torch.Tensor,
+                 bv: torch.Tensor) -> list[tuple[str, str, torch.Tensor]]:
+    """(cause, hint, output) of a K loop that assigns each step's tl.dot to a sum instead of adding it
+    (``gate = tl.dot(x, wg)``): that sum is the last K step's products alone. Only where there are two steps or
+    more: with one, overwriting and adding are the same."""
+    steps = _k_steps(x.shape[1])
+    if len(steps) < 2:
+        return []
+    last = slice(steps[-1][0], x.shape[1])
+    g, v = x @ wg.T, x @ wv.T
+    g_last, v_last = x[:, last] @ wg[:, last].T, x[:, last] @ wv[:, last].T
+    found = []
+    for which, gate, value in (("both sums", g_last, v_last), ("the gate's sum", g_last, v),
+                               ("the value's sum", g, v_last)):
+        found.append((OVERWRITTEN, f"each step of the K loop overwrites {which} with its own tl.dot (acc = tl.dot(x,"
+                      f" w)), so only the last of the {len(steps)} steps counts: add each step's products to the"
+                      " sum, acc = tl.dot(x, w, acc) (or acc += tl.dot(x, w))", _epilogue(activation, gate + bg,
+                                                                                        value + bv)))
+    return found
 
 
 _SPLITS = {"swapped": "swapped (its rows [0, intermediate) are the gate's, [intermediate, 2 * intermediate) the"
                       " value's)",
            "interleaved": "read interleaved (the gate's at even rows, the value's at odd): the gate's are its"
-                          " first intermediate rows, the value's the next intermediate, one block after the other"}
+                          " first intermediate rows, the value's the next intermediate, one block after the other",
+           # one half read for both (a slice copied from the line above and left unchanged): {0} names the tensor
+           "gate's half twice": "the value's {0} is {0}[:intermediate], the gate's half: the value's is"
+                                " {0}[intermediate:], rows [intermediate, 2 * intermediate)",
+           "value's half twice": "the gate's {0} is {0}[intermediate:], the value's half: the gate's is"
+                                 " {0}[:intermediate], rows [0, intermediate)"}
 
 
 def _split(t: torch.Tensor, how: str) -> tuple[torch.Tensor, torch.Tensor]:
     n = t.shape[0] // 2
-    return {"right": (t[:n], t[n:]), "swapped": (t[n:], t[:n]), "interleaved": (t[0::2], t[1::2])}[how]
+    return {"right": (t[:n], t[n:]), "swapped": (t[n:], t[:n]), "interleaved": (t[0::2], t[1::2]),
+            "gate's half twice": (t[:n], t[:n]), "value's half twice": (t[n:], t[n:])}[how]
 
 
 def combined_mistakes(case: dict, activation: str) -> list[tuple[str, str, torch.Tensor, float]]:
@@ -154,8 +189,9 @@ def combined_mistakes(case: dict, activation: str) -> list[tuple[str, str, torch
             if weight_how == bias_how == "swapped":
                 hint = "the halves are swapped: rows [0, intermediate) of weight and bias are the gate's"
             else:
-                hint = "; ".join(f"{what}'s halves are {_SPLITS[how]}" if how == "swapped" else f"{what} is {_SPLITS[how]}"
-                                 for what, how in (("the weight", weight_how), ("the bias", bias_how)) if how != "right")
+                hint = "; ".join(f"the {what}'s halves are {_SPLITS[how]}" if how == "swapped" else
+                                 f"the {what} is {_SPLITS[how]}" if how == "interleaved" else _SPLITS[how].format(what)
+                                 for what, how in (("weight", weight_how), ("bias", bias_how)) if how != "right")
             found.append((f"combined weight {weight_how}, bias {bias_how}", f"{hint} (TODO 3)",
                           _epilogue(activation, x @ gw.T + gb, x @ vw.T + vb), NAMED_RTOL))
     return found
@@ -221,6 +257,26 @@ def weight_read_with_the_others_strides(got: torch.Tensor, case: dict, activatio
     return ""
 
 
+STORED_16BIT = "16-bit store"  # the result rounded to float16 or bfloat16 on its way to a wider output
+
+
+def stored_in_16_bits(got: torch.Tensor, case: dict, activation: str) -> str:
+    """"float16" or "bfloat16" where ``got`` (on float32 or float64 x) is the formula rounded to that dtype: every
+    element one of its numbers, and within one of its units in the last place of the right value (a truncation
+    too); else "". Whatever the kernel computes in between, only its last rounding is 16 bits wide."""
+    if case["x"].dtype not in (torch.float32, torch.float64) or not torch.isfinite(got).all():
+        return ""
+    x, wg, wv, bg, bv = _parts(case)
+    want = _epilogue(activation, x @ wg.T + bg, x @ wv.T + bv)
+    if got.shape != want.shape:
+        return ""
+    for dtype, name in ((torch.float16, "float16"), (torch.bfloat16, "bfloat16")):
+        if torch.equal(got.to(dtype).double(), got) and bool(
+                ((got - want).abs() <= ulp(want, dtype) + 2.0**-20 * want.abs().max()).all()):  # float32 sums
+            return name
+    return ""
+
+
 def likely_mistake(got: torch.Tensor, case: dict, activation: str, todo: str = "TODO 1",
                    rtol: float = 0.0) -> tuple[str, str]:
     """(cause, hint): the named mistake ``got`` matches (each to its own precision, or ``rtol`` where the
@@ -232,6 +288,13 @@ def likely_mistake(got: torch.Tensor, case: dict, activation: str, todo: str = "
         if got.shape == candidate.shape and torch.allclose(got, candidate, rtol=tolerance,
                                                            atol=tolerance * candidate.abs().max().item()):
             return cause, hint
+    narrow = stored_in_16_bits(got, case, activation)
+    if narrow:
+        wide = str(case["x"].dtype).removeprefix("torch.")
+        return STORED_16BIT, (f"the result is right but rounded to {narrow} at every element, where x and out are"
+                              f" {wide}: it is converted to tl.{narrow} before tl.store (as Triton's matmul tutorial"
+                              " does for its float16 output); convert it to out's own dtype,"
+                              " out.to(out_ptr.dtype.element_ty)")
     if torch.isnan(got).any():
         return "never_written", ("some elements were never written (NaN, what fresh memory holds in these tests): does every"
                 " program store its whole tile? The given _launch_gated_kernel launches a grid of (cdiv(M, BLOCK_M),"
@@ -247,3 +310,9 @@ def likely_mistake(got: torch.Tensor, case: dict, activation: str, todo: str = "
     return "unexplained", ("check the K loop (x's (M, K) tile and both weights' (K, N) tiles, each advanced by BLOCK_K"
                            " along K), the tiles' offsets and strides, and the epilogue (bias, activation, product)"
                            f" in {todo}")
+
+
+# ------------------------------------------------------------------------------------ the block (TODO 5)
+
+APPLY_ORDER = "GatedProjectionFunction.apply's arguments"  # what FusedGatedMLP.forward hands the given forward
+

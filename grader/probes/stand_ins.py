@@ -213,11 +213,29 @@ def _served(kernel: str, inputs: dict) -> dict:
     return served
 
 
+class StandInArguments(TypeError):
+    """The grader's gated_projection was handed what no right call hands it (a bias where a weight belongs): the
+    call's arguments are wrong, not the projection. Its name is the error's ``type`` the block's judges read."""
+
+
+def _check_gated_arguments(x, gate_weight, value_weight, gate_bias, value_bias) -> None:
+    """Each argument a tensor of the rank gated_projection takes: x (..., K), both weights (N, K), the biases (N,)."""
+    for name, given, rank in (("x", x, None), ("gate_weight", gate_weight, 2), ("value_weight", value_weight, 2),
+                              ("gate_bias", gate_bias, 1), ("value_bias", value_bias, 1)):
+        if given is None and name.endswith("bias"):
+            continue
+        if not isinstance(given, torch.Tensor) or (rank is not None and given.dim() != rank):
+            shape = f"of shape {tuple(given.shape)}" if isinstance(given, torch.Tensor) else f"a {type(given).__name__}"
+            raise StandInArguments(f"gated_projection got {name} {shape}, where a right call passes"
+                                   f" {'a tensor' if rank is None else f'a {rank}-d tensor'}")
+
+
 @torch.no_grad()
 def _gated_projection_in_pytorch(x, gate_weight, value_weight, gate_bias=None, value_bias=None, activation="silu"):
     """act(x Wg^T + bg) * (x Wv^T + bv) in float64, rounded once to x's dtype: what a right gated_projection
     returns (not secret, as _swiglu_in_pytorch). Without gradients, as the kernel's output has none: the
     block's gradients must come from GatedProjectionFunction.backward (TODO 4), not from PyTorch's autograd."""
+    _check_gated_arguments(x, gate_weight, value_weight, gate_bias, value_bias)
     d = torch.float64
     gate = torch.nn.functional.linear(x.to(d), gate_weight.to(d), None if gate_bias is None else gate_bias.to(d))
     value = torch.nn.functional.linear(x.to(d), value_weight.to(d), None if value_bias is None else value_bias.to(d))
@@ -226,6 +244,7 @@ def _gated_projection_in_pytorch(x, gate_weight, value_weight, gate_bias=None, v
 
 def _served_gated_projection(x, gate_weight, value_weight, gate_bias=None, value_bias=None, activation="silu"):
     """One launch of the gated stand-in on x's rows, served by the trusted process (as _ServedSwiGLU)."""
+    _check_gated_arguments(x, gate_weight, value_weight, gate_bias, value_bias)
     inputs = {"x": _rows(x), "gate_weight": _rows(gate_weight), "value_weight": _rows(value_weight)}
     inputs.update({name: bias.detach().to("cpu", copy=True) for name, bias in (("gate_bias", gate_bias),
                                                                               ("value_bias", value_bias))
