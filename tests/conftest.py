@@ -28,8 +28,8 @@ from grader.judge.kernel_target import drawn
 from grader.tasks import TASK_NAMES as TASKS
 from grader.tasks import TASKS as TASK_LIST
 from grader.tasks import register_markers
-from grader.judge.seam import (RECORD_PREFIX, REFERENCE_MODES, Reference, Target, check_reference_available, handed_in,
-                        make_backend, make_reference, not_handed_in, target_name)
+from grader.judge.seam import Reference, Target, handed_in, make_backend, not_handed_in, target_name
+from grader.judge.snapshot import RECORD_PREFIX, REFERENCE_MODES, check_reference_available, make_reference
 
 EXERCISE_OF = {task.name: task.exercise for task in TASK_LIST}
 

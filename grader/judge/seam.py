@@ -11,7 +11,7 @@ Pick one with ``pytest --target reference`` or ``EXERCISE_TARGET=reference``. Te
 code under test themselves: they ask a ``Target`` to run a probe (``grader/probes/``) and get
 evidence back.
 
-What they compare with is decided here too (``make_reference``): the reference in
+What they compare with is decided in ``grader/judge/snapshot.py`` (``make_reference``): the reference in
 ``solution/hidden/``, run in this process, where it is present; else (the student release) its
 recorded answers, ``tests/snapshots/reference.pt`` (see ``grader/judge/snapshot.py``). ``--reference
 live|snapshot`` forces one.
@@ -33,7 +33,7 @@ from types import ModuleType
 import pytest
 
 from grader.backend import Backend
-from grader.paths import EXERCISES, SNAPSHOT_SEED, display_path, reference_file, reference_present
+from grader.paths import EXERCISES, display_path, reference_file
 from grader.tasks import TRITON_EXERCISES
 from grader.results import Fields, Kind
 from grader.probes.stages import imported_file
@@ -245,32 +245,6 @@ class Reference(Target):
     def mistakes(self, block_name: str, weights: dict, x, activation: str | None) -> list:
         """[(hint, output)] of the known mistakes of ``block_name`` on these weights and input."""
         return self.backend.mistakes(block_name, weights, x, activation)
-
-
-REFERENCE_MODES = ("auto", "live", "snapshot")
-RECORD_PREFIX = "record:"
-
-
-def uses_snapshot(mode: str) -> bool:
-    return mode == "snapshot" or (mode == "auto" and not reference_present())
-
-
-def check_reference_available(mode: str, seed: int) -> None:
-    if uses_snapshot(mode) and seed != SNAPSHOT_SEED:
-        raise pytest.UsageError(f"--seed {seed} needs the reference itself (solution/hidden/), which is not here:"
-                                f" its recorded answers are for --seed {SNAPSHOT_SEED} only")
-
-
-def make_reference(mode: str, seed: int) -> Reference:
-    """The reference for ``--reference``: live where solution/hidden/ is present, else the snapshot."""
-    from grader.judge import snapshot
-
-    if mode.startswith(RECORD_PREFIX):
-        return Reference(snapshot.RecordingReference())
-    check_reference_available(mode, seed)
-    if uses_snapshot(mode):
-        return Reference(snapshot.SnapshotReference())
-    return Reference(snapshot.LiveReference())
 
 
 def target_name(config: pytest.Config) -> str:

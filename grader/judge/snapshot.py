@@ -26,7 +26,9 @@ import pytest
 import torch
 
 from grader.backend import Backend
-from grader.paths import KNOWN_MISTAKES, REPO, SNAPSHOT, SNAPSHOT_SEED, launch_code_file, reference_file
+from grader.paths import (KNOWN_MISTAKES, REPO, SNAPSHOT, SNAPSHOT_SEED, launch_code_file, reference_file,
+                          reference_present)
+from grader.judge.seam import LocalBackend, Reference
 
 FORMAT = "mlp-block-reference-snapshot/3"  # 2: each known mistake with its cause; 3: and whether it is in __init__
 REGENERATE = "python -m grader.judge.snapshot"
@@ -93,8 +95,6 @@ class LiveReference(Backend):
     """The instructor's reference, run in this process, and its known mistakes."""
 
     def __init__(self) -> None:
-        from grader.judge.seam import LocalBackend
-
         self.local = LocalBackend("reference")
         self._mistakes = None
 
@@ -189,6 +189,33 @@ def record(path: Path = SNAPSHOT) -> int:
     command = [sys.executable, "-m", "pytest", str(REPO / "tests"), "--target=reference", f"--seed={SNAPSHOT_SEED}",
                f"--reference=record:{path}", "-q", "-p", "no:cacheprovider"]
     return subprocess.call(command, cwd=REPO)
+
+
+
+# -------------------------------------------------------------------------- which one the tests get
+
+REFERENCE_MODES = ("auto", "live", "snapshot")
+RECORD_PREFIX = "record:"
+
+
+def uses_snapshot(mode: str) -> bool:
+    return mode == "snapshot" or (mode == "auto" and not reference_present())
+
+
+def check_reference_available(mode: str, seed: int) -> None:
+    if uses_snapshot(mode) and seed != SNAPSHOT_SEED:
+        raise pytest.UsageError(f"--seed {seed} needs the reference itself (solution/hidden/), which is not here:"
+                                f" its recorded answers are for --seed {SNAPSHOT_SEED} only")
+
+
+def make_reference(mode: str, seed: int) -> Reference:
+    """The reference for ``--reference``: live where solution/hidden/ is present, else the snapshot."""
+    if mode.startswith(RECORD_PREFIX):
+        return Reference(RecordingReference())
+    check_reference_available(mode, seed)
+    if uses_snapshot(mode):
+        return Reference(SnapshotReference())
+    return Reference(LiveReference())
 
 
 if __name__ == "__main__":
