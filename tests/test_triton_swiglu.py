@@ -30,8 +30,9 @@ from grader.judge.swiglu_diagnosis import (bounds_mode, check_backward, check_dt
                                     expect_kernel_computes,
                                     expect_told_on_more_elements, kernel_verdict, KERNEL_INPUTS,
                                     LONG_ROWS, memory_map, same_as_kernel)
-from grader.judge.swiglu_support import (backward_formula, draw, EMPTY_SHAPES, EXERCISE,  # noqa: E402
-                                         expect_kernels_launched, expect_stand_in_followed, follows, forward_formula,
+from grader.judge.swiglu_support import (backward_formula, blocks_per_row_hint, draw, EMPTY_SHAPES, EXERCISE,  # noqa: E402
+                                         expect_kernels_launched, expect_stand_in_followed, expect_whole_rows_run,
+                                         follows, forward_formula,
                                          FUNCTION, GATE_SCALE, HALF_SHAPE, KERNEL, kernel_where, LAYOUT_SHAPES,
                                          run_kernels, SHAPES, unwritten_hint, VALUE_DTYPES)
 
@@ -47,14 +48,14 @@ pytestmark = pytest.mark.swiglu
 @rests_on(lambda a: expect_told_on_more_elements(a["kernels"], "forward", a["device"], a["shape"]), counts_once=False)
 def test_forward_float32(kernels, gen, shape, device):
     evidence, gate, value, _ = run_kernels(kernels, gen, "forward", shape, device=device)
-    check_forward(kernels, evidence, gate, value)
+    check_forward(kernels, evidence, gate, value, device=device)
 
 
 @pytest.mark.points(3)
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
 def test_forward_16bit(kernels, gen, dtype, device):
     evidence, gate, value, _ = run_kernels(kernels, gen, "forward", HALF_SHAPE, dtype=dtype, device=device)
-    check_forward(kernels, evidence, gate, value)
+    check_forward(kernels, evidence, gate, value, device=device)
 
 
 # The float64 tests judge float64 arithmetic: an access out of bounds is the value and bounds tests' to charge
@@ -64,7 +65,7 @@ def test_forward_float64(kernels, gen, device):
     evidence, gate, value, _ = run_kernels(kernels, gen, "forward", HALF_SHAPE, dtype=torch.float64, device=device,
                                            bounds="apart")
     expect_float64_arithmetic(evidence, {"out": forward_formula(gate, value)}, "forward")
-    check_forward(kernels, evidence, gate, value)
+    check_forward(kernels, evidence, gate, value, device=device)
 
 
 @pytest.mark.points(1)
@@ -73,7 +74,7 @@ def test_forward_noncontiguous(kernels, gen, layout, device):
     evidence, gate, value, _ = run_kernels(kernels, gen, "forward", LAYOUT_SHAPES[layout], layout=layout,
                                            device=device)
     judge_layout(kernels, "forward", evidence, gate, value, None, layout, "contiguous", device,
-                 lambda: check_forward(kernels, evidence, gate, value, layout))
+                 lambda: check_forward(kernels, evidence, gate, value, layout, device=device))
 
 
 @pytest.mark.points(1)
@@ -117,14 +118,14 @@ def judge_layout(kernels, op: str, evidence: dict, gate, value, grad_out, layout
 @rests_on(lambda a: expect_told_on_more_elements(a["kernels"], "backward", a["device"], a["shape"]), counts_once=False)
 def test_backward_float32(kernels, gen, shape, device):
     evidence, gate, value, grad_out = run_kernels(kernels, gen, "backward", shape, device=device)
-    check_backward(kernels, evidence, grad_out, gate, value)
+    check_backward(kernels, evidence, grad_out, gate, value, device=device)
 
 
 @pytest.mark.points(3)
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
 def test_backward_16bit(kernels, gen, dtype, device):
     evidence, gate, value, grad_out = run_kernels(kernels, gen, "backward", HALF_SHAPE, dtype=dtype, device=device)
-    check_backward(kernels, evidence, grad_out, gate, value)
+    check_backward(kernels, evidence, grad_out, gate, value, device=device)
 
 
 @pytest.mark.points(5)
@@ -133,7 +134,7 @@ def test_backward_float64(kernels, gen, device):
                                                   device=device, bounds="apart")
     expect_float64_arithmetic(evidence, dict(zip(("grad_gate", "grad_value"), backward_formula(grad_out, gate, value))),
                               "backward")
-    check_backward(kernels, evidence, grad_out, gate, value)
+    check_backward(kernels, evidence, grad_out, gate, value, device=device)
 
 
 @pytest.mark.points(1)
@@ -147,7 +148,8 @@ def test_backward_noncontiguous(kernels, gen, layout, device):
     evidence, gate, value, grad_out = run_kernels(kernels, gen, "backward", shape, layout=input_layout,
                                                   grad_out_layout=grad_out_layout, device=device)
     judge_layout(kernels, "backward", evidence, gate, value, grad_out, input_layout, grad_out_layout, device,
-                 lambda: check_backward(kernels, evidence, grad_out, gate, value, input_layout, grad_out_layout))
+                 lambda: check_backward(kernels, evidence, grad_out, gate, value, input_layout, grad_out_layout,
+                                        device=device))
 
 
 @pytest.mark.points(1)
@@ -180,6 +182,12 @@ def test_kernels_launched(target, kernels, gen, op, case, device):
     drawn = gen.get_state()
     # The launch is judged here; an access out of bounds that the kernel makes on its own, by its own tests.
     bounds = bounds_mode(kernels, (op,), device)
+    if case == "long-rows" and blocks_per_row_hint(kernels, op, device):
+        # The kernel leaves each row's partial block to programs that store past its tensors' ends, into whatever
+        # memory lies there (another output's, in one process and not in the other): nothing to judge a launch by.
+        fail(f"{FUNCTION[op]} on rows longer than a block is judged against what its kernel computes there; this"
+             f" counts once {KERNEL[op][0]} computes every block of a row (test_{op}_float32 says what is wrong)",
+             waits_on=f"test_{op}_float32", todo=KERNEL[op][1])
     evidence, gate, *_ = run_kernels(target, gen, op, shape, dtype, layout, grad_out_layout, device, bounds=bounds)
     names = ("out",) if op == "forward" else ("grad_gate", "grad_value")
     for name in names:
@@ -228,7 +236,8 @@ def test_kernels_launched(target, kernels, gen, op, case, device):
 
 STAND_IN_KERNEL = {"forward": FORWARD, "backward": BACKWARD}
 
-BOUNDS_CASES = [((1000,), "contiguous"), ((1,), "contiguous"), ((5, 37), "chunk")]
+# LONG_ROWS: more than one block per row, where a kernel that counts too few blocks per row runs past the end.
+BOUNDS_CASES = [((1000,), "contiguous"), ((1,), "contiguous"), ((5, 37), "chunk"), (LONG_ROWS, "contiguous")]
 
 
 @pytest.mark.points(2)
@@ -254,6 +263,7 @@ def test_memory_stays_in_bounds(kernels, gen, op, device):
             error = evidence["error"]
             if dtype != torch.float32 and error.get("type") != "OutOfBoundsAccess":
                 continue  # this dtype's path never ran to an access: its value tests say why
+            expect_whole_rows_run(kernels, op, device, error)
             fail(f"{format_error(error)} ({where}){kernel_map.for_error(error)}", **error_fields(error))
         expect_kernels_launched(kernels, evidence, op, todo=KERNEL[op][1])
         if evidence["guards_touched"]:

@@ -19,8 +19,8 @@ import torch  # noqa: E402
 from grader.judge.block_runs import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
 from grader.judge.checks import BLOCKS, expect_close, expect_shape, fail, is_close  # noqa: E402
 from grader.judge.kernel_target import rests_on  # noqa: E402
-from grader.judge.swiglu_block import (check_block_calls_swiglu, expect_block_calls_swiglu,  # noqa: E402
-                                       expect_paths_not_swapped)
+from grader.judge.swiglu_block import (check_block_calls_swiglu, expect_biases,  # noqa: E402
+                                       expect_block_calls_swiglu, expect_paths_not_swapped)
 from grader.judge.swiglu_support import EXERCISE, FUSED  # noqa: E402
 
 pytestmark = pytest.mark.swiglu
@@ -42,6 +42,7 @@ def test_fused_layers(target):
     described = target.probe(EXERCISE, "describe_block", cls_name="FusedSwiGLU", ctor=CTOR)
     want = FUSED.layer_shapes(HIDDEN, INTERMEDIATE)
     if described["param_shapes"] != want:
+        expect_biases(target)
         fail(f"{fused_where(target, '__init__', 'TODO 6')}: parameters {described['param_shapes']}, expected"
              f" {want}: Wv and Wg map hidden_dim -> intermediate_dim, Wo maps back, all nn.Linear with bias")
     if list(described["state_dict_keys"]) != list(want) and sorted(described["state_dict_keys"]) != sorted(want):
@@ -79,6 +80,7 @@ def test_fused_matches_glu(target, reference, gen, dtype, shape, device):
     rtol, atol = (1e-9, 1e-10) if dtype == torch.float64 else (1e-5, 1e-5)
     if not is_close(out.double(), want["out"], rtol, atol):
         expect_paths_not_swapped(out, weights, x, what, rtol, atol)
+        expect_biases(target, "; without them its output is not GLU(activation_fn=nn.SiLU)'s")
     hint = "Wo(swiglu(Wg(x), Wv(x))): gate from Wg, value from Wv"
     expect_close(out.double(), want["out"], what, hint, rtol=rtol, atol=atol)
 
@@ -91,6 +93,7 @@ def test_fused_gradients(target, reference, gen, device):
     where = fused_where(target, "forward", "TODO 7")
     if not is_close(got["out"], want["out"], 1e-9, 1e-10):
         expect_paths_not_swapped(got["out"], weights, x, where, 1e-9, 1e-10)
+        expect_biases(target, "; without them its output and gradients are not GLU(activation_fn=nn.SiLU)'s")
     if got["grad_x"] is None:
         fail(f"{where}: no gradient reached the input x (with swiglu replaced by SwiGLU in PyTorch): the block"
              " must not cut the graph (.detach(), torch.no_grad())", todo="TODO 7")

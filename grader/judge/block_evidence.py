@@ -7,6 +7,8 @@ that needs no list of mistakes.
   varies with the input. A placeholder (zeros, the input itself, a constant) fails it; a block with
   any activation, any float precision or a wrong inner formula passes, so its shapes, dtype and
   dropout count, and its parity and gradient tests alone carry the forward mistake.
+* ``forward_fails_past_its_layers``: the forward raises, but only after its layers took the input (the
+  error changes with the input's width), so a right construction keeps the construction tests' points.
 * ``ignores_activation_fn``: the block gives the same output whatever ``activation_fn`` it is given.
 * ``parity_diagnosis``: why an output differs from the reference's. A known mistake whose output
   lies within float32 of the reference's (tanh GELU with sqrt(2/pi) cut to 8 digits) is told by which
@@ -74,6 +76,29 @@ def _structure_fault(target, block: Block) -> str:
     if close_to(hidden, (hidden[:1]).expand_as(hidden), scale):
         return "its output is the same for every input position, so Wo does not get the input's projection"
     return ""
+
+
+def forward_fails_past_its_layers(target, block: Block) -> bool:
+    """Whether the block's forward raises only after its layers took the input: given an input one column wider
+    than hidden_dim it raises another error, or at another place, than given the input it was built for. The
+    construction tests then count, the forward's fault being elsewhere (its own tests tell it). A placeholder
+    earns nothing by it: a forward that raises whatever its input (``raise``, ``return None``) raises the same
+    on both, a stub's NotImplementedError is no fault of the forward, and one that computes nothing from its
+    layers has no structure (``structure_fault``) and raises nothing."""
+    def compute() -> bool:
+        layout = layout_of(target, block)
+        if layout is None or not structure_fault(target, block):
+            return False
+        gen = drawn(f"block forward past its layers {block.name}")
+        weights = random_weights(block, HIDDEN, INTERMEDIATE, gen)
+        errors = [forward(target, block, layout, weights, torch.randn(4, width, generator=gen, dtype=torch.float64)
+                          ).get("error") for width in (HIDDEN, HIDDEN + 1)]
+        stage = f"{block.name}.forward"
+        if any(error is None or error.get("stage") != stage or error.get("not_implemented") for error in errors):
+            return False
+        return len({(error.get("type"), error.get("where")) for error in errors}) == 2
+
+    return once((id(target), block.name, "forward past its layers"), compute)
 
 
 def output_explained(reference, block: Block, weights: dict, x: torch.Tensor, out: torch.Tensor) -> bool:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from grader.judge.checks import Block, explain_error, fail, float32_close, random_weights
+from grader.judge.checks import Block, error_diagnosis, fail, float32_close, random_weights
 from grader.judge.seam import Reference, error_fields, format_error
 
 HIDDEN, INTERMEDIATE = 8, 12  # different, so a transposed layer cannot go unnoticed
@@ -187,9 +187,19 @@ def probe(target, block: Block, probe_name: str, **kwargs) -> dict:
     """Target.probe, with a hint added when the code under test raises a known kind of error."""
     evidence = target.evidence(block.exercise, probe_name, cls_name=block.name, **kwargs)
     if "error" in evidence:
-        hint = explain_error(block, evidence["error"])
-        fail(format_error(evidence["error"]) + (f"; {hint}" if hint else ""), **error_fields(evidence["error"]))
+        fail_on_error(target, block, evidence["error"])
     return evidence
+
+
+def fail_on_error(target, block: Block, error: dict) -> None:
+    """Fail with the error the code under test raised, and the hint for it where one fits. A hint that names
+    a mistake of __init__ comes first, with its cause (the same in every test it fails): it is what the
+    student acts on, and the error the forward raised only shows it."""
+    hint, cause = error_diagnosis(block, error)
+    if cause:
+        fail(f"{where(target, block, block.init_todo, '__init__')}: {hint} [{format_error(error)}]", cause=cause,
+             todo=block.init_todo)
+    fail(format_error(error) + (f"; {hint}" if hint else ""), **error_fields(error))
 
 
 def run(target, block: Block, gen, shape=(2, 3, HIDDEN), activation=None, dropout=None, train=False,
@@ -215,8 +225,7 @@ def run(target, block: Block, gen, shape=(2, 3, HIDDEN), activation=None, dropou
         if evidence.get("grads"):
             evidence["grads"] = layout.interface_grads(evidence["grads"])
     if "error" in evidence:
-        hint = explain_error(block, evidence["error"])
-        fail(format_error(evidence["error"]) + (f"; {hint}" if hint else ""), **error_fields(evidence["error"]))
+        fail_on_error(target, block, evidence["error"])
     evidence["grad_out"] = grad_out
     return evidence, weights, x, ctor
 

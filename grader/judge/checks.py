@@ -209,39 +209,46 @@ def float32_hint(where: str) -> str:
 
 # ------------------------------------------------------------ when the code under test raises
 
-def error_hints(block: Block) -> list[tuple[str, str]]:
-    """(regex on "Type: message", hint) for the exceptions wrong blocks raise, most specific first."""
+ACTIVATION_NOT_BUILT = "activation_fn not called"  # the cause id of the first hint below, in either block
+
+
+def error_hints(block: Block) -> list[tuple[str, str, str]]:
+    """(regex on "Type: message", hint, cause) for the exceptions wrong blocks raise, most specific first; the
+    cause "" where the hint names no mistake of its own (the error's own fields then say what it is)."""
     return [
         # activation_fn stored uncalled: forward builds a module from the tensor and passes it on
         # ("must be Tensor, not GELU", "operand type(s) for *: 'GELU' and 'Tensor'", "GELU.__init__()")
         (r"not (?:GELU|ReLU|SiLU|SquaredReLU)\b|'(?:GELU|ReLU|SiLU|SquaredReLU)'"
          r"|(?:GELU|ReLU|SiLU|SquaredReLU)\.__init__\(\)",
          f"activation_fn is a factory, not the activation: call it once in __init__"
-         f" ({block.init_todo}), self.act = activation_fn(), then apply self.act(...) in forward"),
+         f" ({block.init_todo}), self.act = activation_fn(), then apply self.act(...) in forward", ACTIVATION_NOT_BUILT),
         (r"values to unpack",
          "forward must accept any number of leading dimensions: don't unpack x.shape into a fixed"
-         " count; nn.Linear already acts on the last dimension"),
+         " count; nn.Linear already acts on the last dimension", ""),
         (r"same dtype|scalar type",
          "forward mixes dtypes: the tests run the whole block in float64 and bfloat16, so don't cast x"
-         " or intermediate tensors with .float() / .to(torch.float32)"),
+         " or intermediate tensors with .float() / .to(torch.float32)", ""),
         (r"shapes cannot be multiplied|size of tensor a|must match the size",
          f"one layer's output size does not fit the next layer's input: test_parameter_shapes names"
-         f" the layer; nn.Linear(in_features, out_features) ({block.init_todo})"),
+         f" the layer; nn.Linear(in_features, out_features) ({block.init_todo})", ""),
         (r"in-?place operation",
          "forward changes a tensor in place (x += ..., x.copy_(...), .mul_()): compute new tensors"
-         " instead; the caller's x must stay unchanged"),
+         " instead; the caller's x must stay unchanged", ""),
     ]
 
 
-def explain_error(block: Block, error: dict) -> str:
-    """The hint for an exception raised by the code under test; empty when none fits."""
+def error_diagnosis(block: Block, error: dict) -> tuple[str, str]:
+    """(hint, cause) for an exception raised by the code under test: the cause "" where the hint names no
+    mistake of its own (the error's own fields then say what it is), both empty where no hint fits. A hint
+    with a cause names a mistake of __init__ (the activation factory stored uncalled), one cause whichever
+    block, activation and test shows it."""
     if error.get("not_implemented"):
-        return ""  # the stub's own message already names the TODO
+        return "", ""  # the stub's own message already names the TODO
     text = f"{error.get('type', '')}: {error.get('message', '')}"
-    for pattern, hint in error_hints(block):
+    for pattern, hint, cause in error_hints(block):
         if re.search(pattern, text):
-            return hint
-    return ""
+            return hint, cause
+    return "", ""
 
 
 # ------------------------------------------------- against an exact value, in a rounded dtype

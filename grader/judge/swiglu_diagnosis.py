@@ -12,12 +12,13 @@ import torch.nn.functional as F
 from grader.kernels import maps as kernel_map
 from grader.judge.checks import expect_rounded, expect_shape, fail, rounding_errors
 from grader.judge.kernel_target import StudentKernels, drawn, session_verdict
-from grader.judge.swiglu_support import (BROADCAST_ROW_HINT, EXERCISE, GATE_SCALE, backward_budgets, backward_formula,
+from grader.judge.swiglu_support import (blocks_per_row_hint, BROADCAST_ROW_HINT, EXERCISE, GATE_SCALE,
+                                  backward_budgets, backward_formula,
                                   close_hint, CONTIGUITY_HINT,
                                   contiguous_reads, draw, eager_forward, expect_as_accurate_as_eager,
                                   expect_kernels_launched, forward_formula,
                                   FUNCTION, KERNEL, kernel_where, roughly,
-                                  run_kernels, tolerance, unwritten_hint, VALUE_DTYPES)
+                                  rows_unwritten_hint, run_kernels, tolerance, unwritten_hint, VALUE_DTYPES)
 
 
 # Each diagnosis is (cause, hint): the cause a stable id (what pytest's summary, the feedback and the item
@@ -145,7 +146,7 @@ def check_dtype(target, op: str, got: torch.Tensor, dtype: torch.dtype, name: st
              cause=f"{op}: output dtype", todo="TODO 1" if op == "forward" else "TODO 2")
 
 
-def check_forward(target, evidence, gate, value, layout="contiguous") -> None:
+def check_forward(target, evidence, gate, value, layout="contiguous", device="cpu") -> None:
     expect_kernels_launched(target, evidence, "forward", todo="TODO 1")
     out = evidence["out"]
     expect_shape(out.shape, gate.shape, f"swiglu_forward on inputs of shape {tuple(gate.shape)}",
@@ -158,11 +159,21 @@ def check_forward(target, evidence, gate, value, layout="contiguous") -> None:
     if bool(bad.any()):
         cause, hint = value_cause("forward", [
             ("inputs overwritten", overwritten_inputs(target, evidence, "forward")),
+            *unwritten_causes(target, "forward", out, exact, "out", layout != "contiguous", device),
             ("elements never written", unwritten_hint(out, exact, layout, launch(target))),
             ("unexplained", too_few_to_tell(exact))], lambda: diagnose_forward(out, gate, value, layout, tol))
     what = f"{kernel_where(target, 'forward')}: silu(gate) * value in {gate.dtype}"
     expect_rounded(out, exact, what, hint + memory_map(evidence, "forward", "out"), **tol, cause=cause)
     expect_as_accurate_as_eager(out, exact, eager_forward(gate, value), what, tol)
+
+
+def unwritten_causes(target, op: str, got, exact, name: str, rows: bool, device: str) -> list[tuple[str, str]]:
+    """(cause, hint) for elements a kernel never wrote, where the NaNs say why: the partial blocks of every
+    row (too few blocks per row, a session's verdict on the kernel) or whole rows (stores that do not move
+    to their row). Each cause is the same in every test the mistake fails."""
+    unwritten = bool((got.double().isnan() & ~exact.isnan()).any())
+    grid = blocks_per_row_hint(target, op, device) if unwritten and launch(target) == "trusted" else ""
+    return [("blocks per row rounded down", grid), ("rows never written", rows_unwritten_hint(got, exact, name, rows))]
 
 
 KERNEL_INPUTS = {"forward": ["gate_ptr", "value_ptr"], "backward": ["grad_out_ptr", "gate_ptr", "value_ptr"]}
@@ -175,7 +186,8 @@ def memory_map(evidence: dict, op: str, output: str) -> str:
 
 
 
-def check_backward(target, evidence, grad_out, gate, value, layout="contiguous", grad_out_layout="contiguous") -> None:
+def check_backward(target, evidence, grad_out, gate, value, layout="contiguous", grad_out_layout="contiguous",
+                   device="cpu") -> None:
     expect_kernels_launched(target, evidence, "backward", todo="TODO 2")
     got_gate, got_value = evidence["grad_gate"], evidence["grad_value"]
     for name, got in (("grad_gate", got_gate), ("grad_value", got_value)):
@@ -187,12 +199,14 @@ def check_backward(target, evidence, grad_out, gate, value, layout="contiguous",
         bad = rounding_errors(got, exact, **tol)
         cause, hint = "unexplained", ""
         if bool(bad.any()):
-            cause, hint = value_cause("backward", [
-                ("inputs overwritten", overwritten_inputs(target, evidence, "backward")),
-                ("elements never written", unwritten_hint(got, exact, layout, launch(target))),
-                ("unexplained", too_few_to_tell(exact))],
-                lambda tol=tol: diagnose_backward(got_gate, got_value, grad_out, gate, value, layout, tol))
-            if grad_out_layout == "broadcast_row":
+            found = [("inputs overwritten", overwritten_inputs(target, evidence, "backward")),
+                     *unwritten_causes(target, "backward", got, exact, name,
+                                       (layout, grad_out_layout) != ("contiguous", "contiguous"), device),
+                     ("elements never written", unwritten_hint(got, exact, layout, launch(target)))]
+            cause, hint = value_cause("backward", [*found, ("unexplained", too_few_to_tell(exact))],
+                                      lambda tol=tol: diagnose_backward(got_gate, got_value, grad_out, gate, value,
+                                                                        layout, tol))
+            if grad_out_layout == "broadcast_row" and not any(told for _, told in found):
                 cause, hint = "backward: grad_out's own stride", BROADCAST_ROW_HINT
         what = f"{kernel_where(target, 'backward')}: {name} in {gate.dtype}"
         expect_rounded(got, exact, what, hint + memory_map(evidence, "backward", name), **tol, cause=cause)
@@ -208,9 +222,9 @@ def kernel_verdict(kernels, op: str, device: str) -> str:
         evidence, gate, value, grad_out = run_kernels(kernels, drawn(f"swiglu {op}"), op, (3, 37), device=device,
                                                       bounds="apart")
         if op == "forward":
-            check_forward(kernels, evidence, gate, value)
+            check_forward(kernels, evidence, gate, value, device=device)
         else:
-            check_backward(kernels, evidence, grad_out, gate, value)
+            check_backward(kernels, evidence, grad_out, gate, value, device=device)
 
     return session_verdict((EXERCISE, id(kernels), op, device), judge, f"the {op} kernel failed")
 
@@ -220,7 +234,8 @@ def kernel_bounds_verdict(kernels, op: str, device: str) -> str:
     stub's launch code where no Python of the student's runs; "" when it stays in bounds. Once per session, on drawn."""
     def judge() -> str:
         for dtype in VALUE_DTYPES:  # a kernel that branches on COMPUTE_DTYPE has a path per dtype
-            for shape, layout in (((3, 37), "contiguous"), ((5, 37), "chunk")):
+            # Rows longer than a block too: a kernel that counts too few blocks per row runs past the end there.
+            for shape, layout in (((3, 37), "contiguous"), ((5, 37), "chunk"), (LONG_ROWS, "contiguous")):
                 try:
                     evidence, *_ = run_kernels(kernels, drawn(f"swiglu {op} bounds"), op, shape, dtype, layout=layout,
                                                device=device, bounds="apart")
@@ -345,6 +360,10 @@ def expect_kernels_compute_swiglu(kernels, device: str, what: str) -> None:
     file could make a launch "compute" whatever it likes."""
     op = "forward" if kernel_verdict(kernels, "forward", device) else "backward"
     verdict = kernel_verdict(kernels, op, device)
+    for other in ("forward", "backward") if not verdict else ():  # and each row's every block (long rows)
+        op, verdict = other, blocks_per_row_hint(kernels, other, device)
+        if verdict:
+            break
     if verdict:
         fail(f"{what}: this counts once your kernels compute SwiGLU on their own"
              f" (test_forward_float32 and test_backward_float32 pass); they do not yet: {verdict}",

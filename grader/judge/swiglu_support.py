@@ -32,12 +32,14 @@ from __future__ import annotations
 import re
 
 
+import pytest
 import torch
 import torch.nn.functional as F
 
 from grader.kernels import maps as kernel_map
 from grader.kernels.triton_errors import triton_error
 from grader.judge.checks import Block, BLOCKS, fail, is_close, rounding_errors, ulp
+from grader.judge.kernel_target import StudentKernels, drawn, session_verdict
 from grader.judge.seam import error_fields, format_error
 
 EXERCISE = "triton_swiglu"
@@ -181,9 +183,65 @@ def run_kernels(target, gen, op, shape, dtype=torch.float32, layout="contiguous"
     evidence = target.evidence(EXERCISE, "swiglu_kernels", op=op, gate=gate, value=value, grad_out=grad_out,
                                layout=layout, grad_out_layout=grad_out_layout, device=device, **extra)
     if "error" in evidence:
+        expect_whole_rows_run(target, op, device, evidence["error"])
         fail(format_error(evidence["error"]) + kernel_error_hint(evidence["error"], grad_out_layout)
              + kernel_map.for_error(evidence["error"]), **error_fields(evidence["error"]))
     return evidence, gate, value, grad_out
+
+
+# ------------------------------------------------------------------- the kernel's map from programs to blocks
+
+GRID_ROWS = (3, 1100)  # halves of h.chunk: rows of 1100 columns, a whole block of 1024 and a partial one each
+
+
+def blocks_per_row_hint(kernels, op: str, device: str) -> str:
+    """Where the ``op`` kernel, under the stub's launch code (whose grid is right), leaves the last, partial
+    block of every row unwritten and writes all the rest, the hint that names it: the kernel counts too few
+    blocks per row (n_cols // BLOCK_SIZE rounds down), so the programs meant for the partial blocks take
+    blocks of rows past the end (out of bounds) instead. Told from where the NaNs are, whatever the kernel
+    computes; "" otherwise. Only the kernel tests' target (trusted launch code) is asked. Once per session."""
+    if not isinstance(getattr(kernels, "backend", None), StudentKernels):
+        return ""
+
+    def judge() -> str:
+        try:
+            evidence, *_ = run_kernels(kernels, drawn(f"swiglu {op} blocks per row"), op, GRID_ROWS, layout="chunk",
+                                       device=device, bounds="apart")
+        except pytest.fail.Exception:
+            return ""  # it does not run: its own tests say why
+        nans = [evidence[name].isnan() for name in (("out",) if op == "forward" else ("grad_gate", "grad_value"))]
+        # The stray programs' stores can land in another output's memory (inside the launch's tensors, so not out
+        # of bounds): one output with its partial blocks unwritten, and none with a whole block unwritten, tell it.
+        start = max(tail_start(nan) for nan in nans)
+        if not 0 < start < GRID_ROWS[1] or any(bool(nan[:, :start].any()) for nan in nans):
+            return ""
+        return (f"in every row the last, partial block (from column {start} on, rows of {GRID_ROWS[1]}"
+                " columns) is never written, and every whole block is: the kernel counts too few blocks per row."
+                " blocks_per_row = n_cols // BLOCK_SIZE rounds down, so the programs meant for the partial blocks"
+                " take blocks of rows past the last one; count tl.cdiv(n_cols, BLOCK_SIZE) blocks per row, as the"
+                " launch code's grid does, and mask the partial block with cols < n_cols")
+
+    return session_verdict((EXERCISE, id(kernels), op, device, "blocks per row"), judge, "")
+
+
+def tail_start(nan: torch.Tensor) -> int:
+    """The column from which every row of ``nan`` is NaN to its end with none before, the same in every row;
+    -1 where the NaNs are not that."""
+    rows = nan.reshape(-1, nan.shape[-1])
+    starts = {int(r.nonzero()[0]) if bool(r.any()) else -1 for r in rows}
+    start = next(iter(starts))
+    return start if len(starts) == 1 and start >= 0 and bool(rows[:, start:].all()) else -1
+
+
+def expect_whole_rows_run(target, op: str, device: str, error: dict) -> None:
+    """An access out of bounds from a kernel that counts too few blocks per row is told as that, one cause
+    with the same kernel's unwritten blocks (``blocks_per_row_hint``), not as a missing mask."""
+    if error.get("type") != "OutOfBoundsAccess":
+        return
+    hint = blocks_per_row_hint(target, op, device)
+    if hint:
+        fail(f"{kernel_where(target, op)}: {hint} [{format_error(error)}]{kernel_map.for_error(error)}",
+             cause=f"{op}: blocks per row rounded down", todo=KERNEL[op][1])
 
 
 BROADCAST_ROW_HINT = ("grad_out is one row broadcast over the others (grad_out_row_stride is 0, as autograd passes"
@@ -259,6 +317,26 @@ def unwritten_hint(got: torch.Tensor, exact: torch.Tensor, layout: str = "contig
     if not bool(nan.any()):
         return ""
     return nan_pattern(nan, layout, launch)
+
+
+def rows_unwritten_hint(got: torch.Tensor, exact: torch.Tensor, name: str, rows: bool) -> str:
+    """Where whole rows of ``got`` are NaN and the others have none: those rows were never written (a store
+    that does not move to its program's row puts every row's results into the same one). ``rows``: the
+    kernel sees the tensors as rows (some tensor is not contiguous); contiguous ones are one row."""
+    nan = got.double().isnan() & ~exact.isnan()
+    if not rows or got.dim() < 2 or not bool(nan.any()):
+        return ""
+    per_row = nan.reshape(-1, nan.shape[-1])
+    never, whole = per_row.all(dim=1), ~per_row.any(dim=1)
+    if not bool((never | whole).all()) or not bool(whole.any()):
+        return ""
+    written = [int(r) for r in whole.nonzero().reshape(-1)]
+    told = ", ".join(map(str, written[:3])) + (", ..." if len(written) > 3 else "")
+    return (f"{int(never.sum())} of the {len(per_row)} rows of {name} were never written (all NaN, what fresh memory"
+            f" holds in these tests) and row(s) {told} were: each program must store into its own row,"
+            f" {name}_ptr + row * {name}_row_stride + cols, as it loads from its own rows; a store that leaves out"
+            " row * the output's row stride (or an output pointer never advanced to the row) writes every row's"
+            " results over the same row")
 
 
 KERNEL_COVERS_ITS_BLOCK = ("The launch code starts n_rows * cdiv(n_cols, BLOCK_SIZE) programs; program pid must"

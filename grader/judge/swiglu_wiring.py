@@ -63,6 +63,11 @@ def autograd_with_stand_ins(target, gate, value, grad_out, device: str) -> dict:
     return evidence
 
 
+# One mistake, whichever dtype or call shows it: swiglu's result is not SwiGLUFunction's (swiglu_forward returned
+# as it is, or another autograd.Function), so autograd never reaches the backward kernel.
+AUTOGRAD_BYPASSED = "swiglu bypasses SwiGLUFunction"
+
+
 def check_autograd_wiring(target, got: dict, grad_out, gate, value) -> None:
     """swiglu's autograd wiring (TODO 3-5), judged with the kernels replaced by the grader's stand-ins, so
     whatever the kernels compute: out is what the forward launch was served on (gate, value), and the
@@ -70,10 +75,12 @@ def check_autograd_wiring(target, got: dict, grad_out, gate, value) -> None:
     here = target.where(EXERCISE)
     if not got["requires_grad"]:
         fail(f"swiglu(gate, value) returned a tensor that does not require grad although gate and value do:"
-             f" swiglu must return SwiGLUFunction.apply(gate, value) (TODO 5 in {here})", todo="TODO 5")
+             f" swiglu must return SwiGLUFunction.apply(gate, value) (TODO 5 in {here})", cause=AUTOGRAD_BYPASSED,
+             todo="TODO 5")
     if "SwiGLUFunction" not in (got["grad_fn"] or ""):
         fail(f"the output of swiglu was made by {got['grad_fn']}, not by SwiGLUFunction: return"
-             f" SwiGLUFunction.apply(gate, value) (TODO 5 in {here}) so autograd runs your backward kernel", todo="TODO 5")
+             f" SwiGLUFunction.apply(gate, value) (TODO 5 in {here}) so autograd runs your backward kernel",
+             cause=AUTOGRAD_BYPASSED, todo="TODO 5")
     followed = any(follows(got["out"], stand_in_forward(gate, value, c))
                    for c in served_on(got, FORWARD_KERNEL, gate=gate, value=value))
     expect_stand_in_followed(target, followed, "forward", "swiglu", shown(got, FORWARD_KERNEL),
