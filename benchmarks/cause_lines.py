@@ -13,6 +13,7 @@ Exit status 1 when fewer than ``WANTED`` of them show one cause line.
 
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 import sys
@@ -68,13 +69,17 @@ def summary(exercise: str, variant: str) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--show", action="store_true", help="print each mistake's summary as pytest printed it")
+    show = parser.parse_args(argv).show
     one = 0
     for exercise, variant in MISTAKES:
         lines = summary(exercise, variant)
         causes = [line for line in lines if CAUSE_LINE.match(line)]
         one += len(causes) == 1
         print(f"{len(causes)} cause line{'s' * (len(causes) != 1)}  {exercise}/{variant}", flush=True)
-        if "--show" in argv or len(causes) != 1:
+        if show or len(causes) != 1:
             for line in lines:
                 print(f"      {line[:220]}")
     print(f"one cause line for {one} of {len(MISTAKES)} mistakes (wanted: {WANTED})")

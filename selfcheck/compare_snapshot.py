@@ -10,6 +10,7 @@ reuses). By hand, after recording the snapshot::
 
 from __future__ import annotations
 
+import argparse
 import functools
 import re
 import sys
@@ -41,7 +42,8 @@ def differences() -> list[str]:
     return found
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    argparse.ArgumentParser(prog="python -m selfcheck.compare_snapshot", description=__doc__.split("\n\n")[0]).parse_args(argv)
     found = differences()
     print("\n".join(found))
     print(f"{len(sorted((VARIANTS / 'mlp_block').glob('*.py')))} known mistakes and correct variants:"
@@ -50,4 +52,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -13,6 +13,7 @@ Run ``--write`` after changing a test's points or a verdict, and commit the tabl
 
 from __future__ import annotations
 
+import argparse
 import functools
 import json
 import subprocess
@@ -207,9 +208,12 @@ def written_rows(suite: str) -> dict[str, dict[str, int]]:
 
 
 def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m selfcheck.grading_policy", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--write", action="store_true", help="write the measured table into docs/grading.md")
+    write = parser.parse_args(argv).write
     measured = table()
     print(measured)
-    if "--write" in argv:
+    if write:
         text = POLICY_FILE.read_text()
         head, tail = text.split(START, 1)[0], text.split(END, 1)[1]
         POLICY_FILE.write_text(f"{head}{START}\n{measured}{END}{tail}")

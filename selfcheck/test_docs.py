@@ -123,6 +123,18 @@ def test_options_named_in_the_text_exist_with_their_values():
     assert not wrong, "\n".join(wrong)
 
 
+HELP_SCRIPTS = [*(["python", str(path.relative_to(REPO))] for path in sorted(REPO.glob("benchmarks/*.py"))),
+                ["python", "-m", "selfcheck.grading_policy"], ["python", "-m", "selfcheck.compare_snapshot"]]
+
+
+@pytest.mark.parametrize("command", HELP_SCRIPTS, ids=[" ".join(c[1:]) for c in HELP_SCRIPTS])
+def test_every_script_answers_help_without_running(command):
+    """A maintainer asks a script what it does before running it: ``--help`` prints its usage and stops (a few
+    seconds at most: an import of torch), never a benchmark's minutes."""
+    done = subprocess.run([sys.executable, *command[1:], "--help"], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("usage:"), (done.returncode, done.stdout[:300], done.stderr[-300:])
+
+
 def test_every_list_of_tasks_is_the_registry():
     wrong = []
     for doc in DOCS:
