@@ -6,7 +6,12 @@ in the same two-layer character-level transformer, on the same text, with the GL
 MLPs' parameters by ``glu_intermediate_dim``. Every run is seeded, so the curves are reproducible; they are stored in
 ``notebooks/glu_variants_curves.json`` for the notebook, which must run in seconds.
 
-    python notebooks/glu_variants_runs.py [JOBS]   # all runs, JOBS side by side (default 2), rewrites the JSON
+    python notebooks/glu_variants_runs.py                          # 9 blocks x 10 seeds x 400 steps, rewrites the JSON
+    python notebooks/glu_variants_runs.py --seeds 20 --steps 100   # any other number of seeds (at least 4) and steps
+    python notebooks/glu_variants_runs.py --jobs 4                 # runs side by side (default 2), one thread each
+
+The notebook reads whatever the JSON holds (seeds and steps are in its ``settings``) and recomputes its
+conclusions from it.
 
 The text is generated here from a small grammar (a few hundred kilobytes, fixed seed): a real corpus
 would have to be shipped or downloaded, and this one has what a character model must learn (spelling,
@@ -15,6 +20,7 @@ word order, agreement across a relative clause) in a size that trains on a CPU.
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import random
@@ -117,7 +123,8 @@ VARIANTS: dict[str, tuple[str, Callable[[], nn.Module]]] = {
 WIDTH, LAYERS, HEADS, CONTEXT = 64, 2, 4, 32
 EXPANSION = 4  # the MLPs' intermediate_dim is 4 * WIDTH, as in GPT-2
 STEPS, BATCH, LEARNING_RATE, EVAL_EVERY = 400, 32, 3e-3, 25
-SEEDS = tuple(range(10))  # 0-4 to draw conclusions from, 5-9 to check them on (the notebook does both)
+SEEDS = tuple(range(10))  # the first half to draw conclusions from, the second to check them on (the notebook)
+MIN_SEEDS = 4  # each half then has two seeds at least, the fewest a standard error can be taken from
 
 
 class Layer(nn.Module):
@@ -221,7 +228,7 @@ def train(variant: str, seed: int, mlp_cls: type, glu_cls: type, glu_width: int,
             "params": sum(p.numel() for p in model.parameters())}
 
 
-def reference_run(variant: str, seed: int) -> tuple[dict, float]:
+def reference_run(variant: str, seed: int, steps: int = STEPS) -> tuple[dict, float]:
     """One run with the blocks the notebooks use (the reference where present, else exercises/), on one
     thread: the same arithmetic wherever it runs."""
     torch.set_num_threads(1)
@@ -229,28 +236,44 @@ def reference_run(variant: str, seed: int) -> tuple[dict, float]:
     MLP, GLU, glu_intermediate_dim = blocks.MLP, blocks.GLU, cost.glu_intermediate_dim
 
     start = time.perf_counter()
-    run = train(variant, seed, MLP, GLU, glu_intermediate_dim(WIDTH, EXPANSION, multiple_of=1, bias=True))
+    run = train(variant, seed, MLP, GLU, glu_intermediate_dim(WIDTH, EXPANSION, multiple_of=1, bias=True), steps)
     return run, time.perf_counter() - start
 
 
-def main(jobs: int = 2) -> None:
+def main(seeds: tuple[int, ...] = SEEDS, steps: int = STEPS, jobs: int = 2) -> None:
     from concurrent.futures import ProcessPoolExecutor
 
     cost, source = exercise_code.load("mlp_cost")
     print(f"blocks and sizing from {source} and its mlp_block", flush=True)
     glu_width = cost.glu_intermediate_dim(WIDTH, EXPANSION, multiple_of=1, bias=True)
-    keys = [(variant, seed) for variant in VARIANTS for seed in SEEDS]
+    keys = [(variant, seed) for variant in VARIANTS for seed in seeds]
     runs = {}
     with ProcessPoolExecutor(jobs) as pool:  # the runs are independent: side by side, one thread each
-        for (variant, seed), (run, seconds) in zip(keys, pool.map(reference_run, *zip(*keys))):
+        started = time.perf_counter()
+        for (variant, seed), (run, seconds) in zip(keys, pool.map(reference_run, *zip(*keys), [steps] * len(keys))):
             runs[f"{variant}/{seed}"] = run
             print(f"{variant:10} seed {seed}: validation loss {run['val'][-1]:.4f} ({seconds:.1f} s)", flush=True)
     settings = {"width": WIDTH, "layers": LAYERS, "heads": HEADS, "context": CONTEXT, "expansion": EXPANSION,
-                "glu_width": glu_width, "steps": STEPS, "batch": BATCH, "learning_rate": LEARNING_RATE,
-                "seeds": list(SEEDS), "torch": torch.__version__.split("+")[0]}
+                "glu_width": glu_width, "steps": steps, "batch": BATCH, "learning_rate": LEARNING_RATE,
+                "seeds": list(seeds), "jobs": jobs, "wall_seconds": round(time.perf_counter() - started, 1),
+                "torch": torch.__version__.split("+")[0]}
     CURVES.write_text(json.dumps({"settings": settings, "runs": runs}, separators=(",", ":")) + "\n")
     print(f"wrote {CURVES.relative_to(REPO)}")
 
 
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="Train the nine blocks and store their curves for the notebook.")
+    parser.add_argument("--seeds", type=int, default=len(SEEDS), help=f"seeds 0 .. N-1 (default {len(SEEDS)})")
+    parser.add_argument("--steps", type=int, default=STEPS, help=f"training steps per run (default {STEPS})")
+    parser.add_argument("--jobs", type=int, default=2, help="runs side by side, one thread each (default 2)")
+    args = parser.parse_args(argv)
+    if args.seeds < MIN_SEEDS:
+        parser.error(f"--seeds must be at least {MIN_SEEDS}: the notebook splits them in two halves of two or more")
+    if args.steps < 1 or args.jobs < 1:
+        parser.error("--steps and --jobs must be at least 1")
+    return args
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2)
+    arguments = parse(sys.argv[1:])
+    main(tuple(range(arguments.seeds)), arguments.steps, arguments.jobs)
