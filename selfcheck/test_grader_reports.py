@@ -215,7 +215,8 @@ def test_gradescope_run_autograder_grades_stubs_zero_and_the_reference_full(tmp_
     with parallel({name: (lambda n=name: run_autograder(n)) for name in uploads}) as runs:
         stubs, reference = runs["stubs"].result(), runs["reference"].result()
         nested, nothing = runs["nested"].result(), runs["nothing"].result()
-    assert nested["output"].startswith("Your hand-in: mlp_block.py found as hw3/src/MLP_Block.py;"), nested["output"]
+    assert nested["output"].startswith("Your hand-in: mlp_block.py found as hw3/src/MLP_Block.py (rename it mlp_block.py);"), \
+        nested["output"]
     assert "not graded: hw3/notes.txt" in nested["output"], nested["output"]
     mlp_glu = [t for t in nested["tests"] if t["name"].startswith(("MLP:", "GLU:"))]
     assert mlp_glu and all(t["score"] == t["max_score"] for t in mlp_glu), [t for t in mlp_glu if t["score"] < t["max_score"]]
