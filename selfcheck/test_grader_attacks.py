@@ -65,8 +65,9 @@ GRADER_PEAK_LIMIT_MB = 2048
 DAEMON_NAME = f"mlpd-{secrets.token_hex(5)}"
 # Short: a submission that hangs on every call costs its budget per task, twice (MLP and GLU). An honest one
 # needs under 2 s of calls per task on a quiet machine (with --budget 1 it lost points, with 2 it did not),
-# and kept full marks under 7 in this batch beside four busy processes (3.5 s for both tasks).
-CALL_TIMEOUT, BUDGET = 4, 7
+# and kept full marks under 7 in this batch beside four busy processes (3.5 s for both tasks); on a 2-core machine
+# slower by a third, with the other lane busy, the correct GLU beside a hanging MLP lost its task under 7 once: 9.
+CALL_TIMEOUT, BUDGET = 4, 9
 LIMITS = ["--call-timeout", str(CALL_TIMEOUT), "--budget", str(BUDGET), "--memory-mb", "1024"]
 # The batches grade the MLP and GLU tasks only: every attack is in mlp_block.py. That the reference
 # gets full marks on every task in the sandbox is checked where the autograders are
