@@ -31,7 +31,7 @@ from grader.paths import REPO
 # time (``python -m selfcheck --durations=100``; benchmarks/README.md): move a file between the two
 # lists below when one lane ends minutes after the other.
 GRADER_CHECKS = ["selfcheck/test_grader_attacks.py", "selfcheck/test_grader_reports.py", "selfcheck/test_classroom50.py",
-                 "selfcheck/test_submission_budget.py", "selfcheck/test_bonus.py"]
+                 "selfcheck/test_submission_budget.py", "selfcheck/test_bonus.py", "selfcheck/test_batch_intake.py"]
 DELIVERY_CHECKS = ["selfcheck/test_release.py"]
 # (name, title, pytest arguments, lane): ``python -m selfcheck --step NAME`` runs one step alone.
 # (The graded suites on the reference against its snapshot are run by the release's check,

@@ -41,7 +41,8 @@ def seeds(drawn: int) -> list[int]:
     return [0] + [2 + int.from_bytes(digest[4 * i:4 * i + 4], "big") % 999_999 for i in range(drawn)]
 
 
-SEEDS = seeds(2)  # 18 runs of the MLP suite per seed: each push tries two new seeds, and pushes add up
+SEEDS = seeds(1)  # 18 runs of the MLP suite per seed: each push tries a new seed, and pushes add up (two a push
+# no longer fit CI's minutes on a 2-core machine once the Triton tasks' bounds ran on every dtype)
 
 
 def under_seeds(suite: str, seeds) -> dict:
