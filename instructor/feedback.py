@@ -98,12 +98,12 @@ def feedback(name: str, grade: Grade, fmt: str = "md", late: bool = False, hand_
             return f"{earned} of {possible}"
         return f"{earned} of {possible}, bonus {shown(grade.task_bonus(task))} of {shown(grade.bonus_worth(task))}"
 
-    lines = w.heading(f"Feedback for {w.text(name)}", 1)
     def in_short(task: str) -> str:
         earned, possible = grade.task_points(task)
         extra = f" for {shown(grade.task_bonus(task))} bonus points" if task in grade.bonus else ""
         return f"{title(task)} {earned}/{possible}{extra}"
 
+    lines = w.heading(f"Feedback for {w.text(name)}", 1)
     capped = f" Bonus points count up to {shown(grade.bonus_max)} in all." if grade.bonus_capped() else ""
     lines += [f"Score: {score_text(grade)} ({', '.join(map(in_short, tasks))}).{capped}", ""]
     if penalty:
