@@ -7,7 +7,7 @@
    gamed, the notebook's twin is in step;
 2. the notebooks, outputs included, under nbval in strict mode.
 
-Each step is its own pytest run (they need different options), in one of two lanes that run side by
+Each step is its own pytest run (they need different options), in one of three lanes that run side by
 side; the last line adds them up.
 """
 
@@ -23,34 +23,38 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from grader.paths import REPO
+from selfcheck.sample import FULL_ENV
 
-# Two lanes run side by side, each its steps in order. The grader's self-checks spend much of their time
-# waiting (sandbox start-up, time limits that must expire, whole batches of submissions), while the
-# suites' checks keep the cores busy; side by side the whole command takes minutes less. (A third lane
-# was slower: on 2 cores the lanes then mostly wait for each other.) The lanes are balanced by measured
-# time (``python -m selfcheck --durations=100``; benchmarks/README.md): move a file between the two
-# lists below when one lane ends minutes after the other.
-GRADER_CHECKS = ["selfcheck/test_grader_attacks.py", "selfcheck/test_grader_reports.py", "selfcheck/test_classroom50.py",
+# Three lanes run side by side, each its steps in order. The suites' checks keep the cores busy; the grader's
+# self-checks mostly wait (sandbox start-ups, time limits that must expire, whole batches of submissions:
+# 540 s of wall clock for about 120 s of CPU in one lane), so they are split in two lanes whose waits
+# overlap. Balanced by measured time (``python -m selfcheck --durations=100``; benchmarks/README.md): move a
+# file between the lists below when one lane ends minutes after the others.
+ATTACK_CHECKS = ["selfcheck/test_grader_attacks.py"]
+GRADER_CHECKS = ["selfcheck/test_grader_reports.py", "selfcheck/test_classroom50.py",
                  "selfcheck/test_submission_budget.py", "selfcheck/test_bonus.py", "selfcheck/test_batch_intake.py"]
 DELIVERY_CHECKS = ["selfcheck/test_release.py"]
 # (name, title, pytest arguments, lane): ``python -m selfcheck --step NAME`` runs one step alone.
 # (The graded suites on the reference against its snapshot are run by the release's check,
 # test_reference_copied_in_passes_every_suite, in the student release itself: not again here.)
 STEPS = [
-    ("checks", "self-checks of the suites", ["selfcheck", *(f"--ignore={path}" for path in GRADER_CHECKS + DELIVERY_CHECKS)], 0),
+    ("checks", "self-checks of the suites",
+     ["selfcheck", *(f"--ignore={path}" for path in ATTACK_CHECKS + GRADER_CHECKS + DELIVERY_CHECKS)], 0),
     ("notebooks", "notebooks (nbval, strict)", ["-p", "nbval", "--nbval", "--nbval-current-env", "notebooks"], 0),
-    ("grader", "self-checks of the grader: attacks, reports, budgets, autograders", GRADER_CHECKS, 1),
-    ("delivery", "self-checks of the student release", DELIVERY_CHECKS, 1),
+    ("attacks", "self-checks of the grader: a hostile student's attacks", ATTACK_CHECKS, 1),
+    ("grader", "self-checks of the grader: reports, budgets, autograders, intake", GRADER_CHECKS, 2),
+    ("delivery", "self-checks of the student release", DELIVERY_CHECKS, 2),
 ]
-# One torch thread per process: the two lanes, and the processes each starts side by side, already keep
+# One torch thread per process: the lanes, and the processes each starts side by side, already keep
 # every core busy. A second thread only fights them: where a parallel operation's threads wait for each
 # other while one of them is off its core, the self-checks' own PyTorch arithmetic (the 16-bit margins)
 # took 34 s beside the other lane instead of 1.7 s alone. Every process a step starts inherits it.
 ONE_THREAD = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-USAGE = f"""usage: python -m selfcheck [--list] [--step NAME ...] [PYTEST OPTIONS]
+USAGE = f"""usage: python -m selfcheck [--list] [--full] [--step NAME ...] [PYTEST OPTIONS]
 
-The maintainer command: every step below, in two lanes side by side; exit 0 when all pass.
+The maintainer command: every step below, in three lanes side by side; exit 0 when all pass.
   --list        the steps, and the pytest command each runs
+  --full        grade every Triton variant and policy panel in full, not this commit's share (selfcheck/sample.py)
   --step NAME   run only this step (repeat for several): {', '.join(name for name, *_ in STEPS)}
 Any other option goes to every step's pytest (e.g. --durations=20, -x)."""
 
@@ -90,6 +94,9 @@ def parse(argv: list[str]) -> tuple[list[str], list[str]] | None:
             for name, title, step_args, lane in STEPS:
                 print(f"{name:<10} lane {lane}: {title}\n           pytest {' '.join(step_args)}")
             return None
+        if arg == "--full":
+            ONE_THREAD[FULL_ENV] = "1"
+            continue
         if arg == "--step" or arg.startswith("--step="):
             name = arg.partition("=")[2] or (args.pop(0) if args else "")
             if name not in names:

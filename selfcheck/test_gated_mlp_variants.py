@@ -50,4 +50,5 @@ class TestGatedMlpVariants(VariantChecks):
     suite, exercise, min_wrong, min_correct = GATED_SUITES, "triton_gated_mlp", 20, 3
     whole_suite = WHOLE_SUITE
     only_named = ONLY_NAMED
+    panel, others_per_push = PANEL["test_triton_gated_mlp.py"][1], 2
     extra_problems = staticmethod(no_misleading_messages)

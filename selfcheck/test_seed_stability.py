@@ -11,20 +11,24 @@ cost panel has no random data: it is graded once against its rows.
 
 Which seeds: seed 0 (the default) always, and more drawn from the commit being checked (``seeds``), so each push tries
 seeds no push tried before while one run stays within the maintainer command's minutes (one seed of the
-MLP panel is 18 runs of the suite); a failure names its seed, and ``SELFCHECK_SEEDS=3,17`` replays it.
+MLP panel is 18 runs of the suite); a failure names its seed, and ``SELFCHECK_SEEDS=3,17`` replays it. The Triton
+panels' runs take seconds each under Triton's interpreter: a push grades the share of each panel that its variant pool
+grades in full (``panel_this_push``, drawn from the commit as the seed is: ``selfcheck/sample.py``), the gated share
+under the drawn seed too; ``python -m selfcheck --full`` grades both panels whole.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 
 import pytest
 
-from selfcheck.grading_policy import PANEL, grade_panel, points_lost, graded_points, suite_files, written_rows
+from selfcheck.grading_policy import (PANEL, grade_panel, points_lost, graded_points, panel_this_push, suite_files,
+                                      written_rows)
 from grader.tasks import SUITES
 from selfcheck.harness import VARIANTS, parallel, run_suite, run_variant
+from selfcheck.sample import commit
 from selfcheck.variant_checks import FAST, WORKERS
 
 _, NAMES = PANEL["test_mlp.py"]
@@ -36,8 +40,7 @@ def seeds(drawn: int) -> list[int]:
     all)."""
     if os.environ.get("SELFCHECK_SEEDS"):
         return [int(s) for s in os.environ["SELFCHECK_SEEDS"].split(",")]
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=VARIANTS, capture_output=True, text=True).stdout.strip()
-    digest = hashlib.sha256((head or "no commit").encode()).digest()
+    digest = hashlib.sha256(commit().encode()).digest()
     return [0] + [2 + int.from_bytes(digest[4 * i:4 * i + 4], "big") % 999_999 for i in range(drawn)]
 
 
@@ -45,12 +48,12 @@ SEEDS = seeds(1)  # 18 runs of the MLP suite per seed: each push tries a new see
 # no longer fit CI's minutes on a 2-core machine once the Triton tasks' bounds ran on every dtype)
 
 
-def under_seeds(suite: str, seeds) -> dict:
-    """(variant, seed) -> its run, for every variant of ``suite``'s panel under every seed."""
-    exercise, names = PANEL[suite]
+def under_seeds(suite: str, seeds, names: list[str] | None = None) -> dict:
+    """(variant, seed) -> its run, for every variant of ``suite``'s panel (or ``names`` of it) under every seed."""
+    exercise, panel = PANEL[suite]
     calls = {(name, seed): (lambda name=name, seed=seed: run_variant(
         suite_files(suite), exercise, VARIANTS / exercise / f"{name}.py", *seed_argument(seed), **FAST))
-        for name in names for seed in seeds}
+        for name in (panel if names is None else names) for seed in seeds}
     with parallel(calls, WORKERS) as futures:
         return {key: future.result() for key, future in futures.items()}
 
@@ -99,14 +102,14 @@ def test_the_reference_gets_full_marks_under_every_seed(seed):
     assert outcomes and not failed and code == 0, f"the reference under --seed {seed}: {failed}"
 
 
-_, GATED_NAMES = PANEL["test_triton_gated_mlp.py"]
-GATED_SEEDS = SEEDS[:2]  # under Triton's interpreter a run takes seconds: two seeds
+GATED_NAMES = panel_this_push("test_triton_gated_mlp.py")
+GATED_SEEDS = SEEDS[:2]  # under Triton's interpreter a whole run takes seconds: two seeds
 
 
 @pytest.fixture(scope="module")
 def gated_verdicts() -> dict:
     pytest.importorskip("triton", reason="Triton is not installed (Linux only): the gated suite skips too")
-    return under_seeds("test_triton_gated_mlp.py", GATED_SEEDS)
+    return under_seeds("test_triton_gated_mlp.py", GATED_SEEDS, GATED_NAMES)
 
 
 @pytest.mark.parametrize("name", GATED_NAMES)
@@ -114,13 +117,13 @@ def test_gated_points_the_same_under_every_seed_and_as_the_table_says(gated_verd
     lost_as_written("test_triton_gated_mlp.py", gated_verdicts, name, GATED_SEEDS)
 
 
-_, SWIGLU_NAMES = PANEL["test_triton_swiglu.py"]
+SWIGLU_NAMES = panel_this_push("test_triton_swiglu.py")
 
 
 @pytest.fixture(scope="module")
 def swiglu_verdicts() -> dict:
     pytest.importorskip("triton", reason="Triton is not installed (Linux only): the SwiGLU suite skips too")
-    return under_seeds("test_triton_swiglu.py", [0])  # the variant pool's own runs: one seed, for the table
+    return under_seeds("test_triton_swiglu.py", [0], SWIGLU_NAMES)  # the variant pool's own runs, for the table
 
 
 @pytest.mark.parametrize("name", SWIGLU_NAMES)

@@ -155,3 +155,42 @@ def test_every_child_of_a_submission_shares_its_budget_and_cgroups(tmp_path, cgr
         assert len(set(paths)) == len(paths), paths  # each its own, so that stopping one spares the others
     # Both busy children spun side by side, on one core's worth of CPU between them.
     assert result["cpu"] <= 1.2 * result["spun"] + 0.5, f"{result['cpu']:.1f} CPU s in {result['spun']:.1f} s"
+
+
+# An import stopped because an earlier call of its task used up that task's budget is no verdict on the file:
+# the exercise's next task imports it again, within a budget of its own. (Under load, the MLP task of a file
+# whose MLP.forward hangs ran out of its budget while the restarted child imported the file; that import was
+# kept as the file's, and its GLU task, right, scored 0.)
+BUDGET_LEFT_CHECK = r"""
+import json, sys
+from pathlib import Path
+from grader.sandbox import Limits, SandboxBackend, close_all
+
+folder = Path(sys.argv[1])
+child = SandboxBackend(folder, Limits(call_timeout=20, budget=6, memory_mb=2048), "bwrap")
+try:
+    ctor = {"hidden_dim": 4, "intermediate_dim": 8}
+    child.task = "mlp"
+    child.submission.charge("mlp", 5.5)  # what an earlier, hanging MLP call left: half a second
+    stopped = child.call("mlp_block", "describe_block", cls_name="MLP", ctor=ctor)
+    child.task = "glu"
+    other_task = child.call("mlp_block", "describe_block", cls_name="GLU", ctor=ctor)
+    print(json.dumps({"stopped": stopped, "other_task": other_task}))
+finally:
+    close_all()
+"""
+
+
+def test_an_import_stopped_by_its_tasks_budget_is_retried_by_the_next_task(tmp_path):
+    needs_the_sandbox()
+    folder = tmp_path / "slow_import"
+    folder.mkdir()
+    source = (VARIANTS / "mlp_block" / "correct_textbook.py").read_text()
+    (folder / "mlp_block.py").write_text(f"import time\ntime.sleep(2)  # a slow import, right code\n{source}")
+    proc = subprocess.run([sys.executable, "-c", BUDGET_LEFT_CHECK, str(folder)], cwd=REPO, capture_output=True,
+                          text=True, timeout=GRADE_LIMIT, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    stopped = result["stopped"].get("error") or {}
+    assert stopped.get("type") == "Timeout" and "time budget" in stopped.get("message", ""), result["stopped"]
+    assert result["other_task"].get("param_count") == 3 * 4 * 8 + 2 * 8 + 4, result["other_task"]

@@ -31,3 +31,4 @@ class TestTritonVariants(VariantChecks):
     suite, exercise, min_wrong, min_correct = SWIGLU_SUITES, "triton_swiglu", 8, 2
     whole_suite = WHOLE_SUITE
     only_named = frozenset(ONLY_NAMED)
+    panel, others_per_push = SWIGLU_PANEL, 1

@@ -19,6 +19,7 @@ import pytest
 
 from selfcheck.harness import (VARIANTS, EditDoesNotApply, default_workers, edits, expected_failures, materialize,
                                parallel, run_suite, run_variant, start_preloaded, verdict)
+from selfcheck.sample import drawn
 
 WORKERS = default_workers()
 FAST = {"preloaded": True, "threads": max(1, (os.cpu_count() or 1) // WORKERS)}
@@ -33,6 +34,9 @@ class VariantChecks:
     ``whole_suite``: wrong variants that get every test rather than only those they name (``None``:
     all of them). ``only_named``: wrong variants that must fail nothing but the tests they name (one
     mistake, one charge). ``extra_problems(variant, outcomes)``: exercise-specific demands on the messages.
+    ``panel``: the policy table's variants of this exercise (``selfcheck.grading_policy``), and
+    ``others_per_push``: where the whole suite is too slow to run on all of ``whole_suite`` every push, how
+    many of the others a push grades in full beside the panel's share (``selfcheck/sample.py``).
     """
 
     suite: str
@@ -42,14 +46,29 @@ class VariantChecks:
     whole_suite: Iterable[str] | None = None
     only_named: frozenset[str] = frozenset()  # mistakes of one property: they may fail their named tests only
     extra_problems: Callable[[object, dict], list[str]] | None = None
+    panel: Iterable[str] = ()
+    others_per_push: int | None = None
 
     @classmethod
     def variants(cls) -> list:
         return sorted((VARIANTS / cls.exercise).glob("*.py"))
 
     @classmethod
+    def whole_this_push(cls) -> frozenset[str]:
+        """The wrong variants of ``whole_suite`` this push grades in full: the panel's share
+        (``panel_this_push``) and ``others_per_push`` of the rest, drawn from the commit; all under --full."""
+        from selfcheck.grading_policy import panel_this_push  # which imports this module's FAST
+
+        whole = frozenset(cls.whole_suite or ())
+        if cls.others_per_push is None:
+            return whole
+        panel = whole & set(cls.panel)
+        first_suite = cls.suite[0] if isinstance(cls.suite, tuple) else cls.suite
+        return (panel & set(panel_this_push(first_suite))) | drawn(whole - panel, cls.others_per_push, f"{cls.exercise}:others")
+
+    @classmethod
     def runs_whole_suite(cls, variant) -> bool:
-        return cls.whole_suite is None or variant.stem in cls.whole_suite or not expected_failures(variant)
+        return cls.whole_suite is None or not expected_failures(variant) or variant.stem in cls.whole_this_push()
 
     @classmethod
     def pytest_generate_tests(cls, metafunc: pytest.Metafunc) -> None:
@@ -119,7 +138,7 @@ class VariantChecks:
         if missing:
             problems.append(f"{variant.name}: {len(missing)} tests never reported (did the run crash?):"
                             f" {missing[:5]}")
-        if variant.stem in self.only_named:
+        if variant.stem in self.only_named and self.runs_whole_suite(variant):  # judged on the pushes that run it whole
             named = expected_failures(variant)
             problems += [f"{variant.name}: {test_id} {outcome.status} as well: {outcome.message[:200]}"
                          for test_id, outcome in outcomes.items() if outcome.status != "passed" and test_id not in named]

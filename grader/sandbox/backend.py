@@ -235,6 +235,9 @@ class ChildBackend(ChildStarter, Backend):
                        else f"was stopped after {limit:.0f} s, when the task's time budget"
                             f" ({self.submission.limits.budget:.0f} s in all) ran out")
             return child.receive(b"R", started + limit, f"{stopped}: an endless loop, or far too much work?", answer)
+        except ChildFailure as failure:
+            failure.budget_stopped = failure.kind == "Timeout" and limit < (timeout or self.limits.call_timeout)
+            raise
         finally:
             self._charge(time.monotonic() - started)
 
@@ -249,11 +252,14 @@ class ChildBackend(ChildStarter, Backend):
         try:
             payload = self._exchange(b"L", json.dumps(request).encode(), import_stage(display))
         except ChildFailure as failure:
-            # Importing it hung or killed the process: doing it again would only do that again.
             self._discard_child()
-            self._import_failures[exercise] = _error(import_stage(display), failure.kind, failure.message,
-                                                     failure.out_of_time)
-            return self._import_failures[exercise]
+            error = _error(import_stage(display), failure.kind, failure.message, failure.out_of_time)
+            # Importing it hung or killed the process: doing it again would only do that again. Not where the
+            # task's budget ran out before or during the import (an earlier call of the task hung): the
+            # exercise's other tasks have budgets of their own, and import it afresh.
+            if not (failure.out_of_time or failure.budget_stopped):
+                self._import_failures[exercise] = error
+            return error
         evidence = self._judge_reply(payload, import_stage(display), 0)
         if "error" in evidence:
             self._import_failures[exercise] = evidence

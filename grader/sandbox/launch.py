@@ -61,11 +61,13 @@ def plans_to_try(sandbox: bool, mode: str, bwrap_failure: str = "") -> list[Plan
 # ------------------------------------------------------------------------------ one child process
 
 class ChildFailure(Exception):
-    """``out_of_time``: the call was not made, the task's budget being used up."""
+    """``out_of_time``: the call was not made, the task's budget being used up. ``budget_stopped``: it was
+    made, and stopped when what was left of the task's budget (less than a call's own limit) ran out."""
 
     def __init__(self, kind: str, message: str, stage: str, out_of_time: bool = False) -> None:
         super().__init__(message)
         self.kind, self.message, self.stage, self.out_of_time = kind, message, stage, out_of_time
+        self.budget_stopped = False
 
 
 SIGNAL_HINTS = {

@@ -1,6 +1,9 @@
-"""Attack: hang in every constructor call, ignoring SIGTERM (and SIGINT) so a polite stop fails."""
+"""Attack: hang in every constructor call, ignoring SIGTERM (and SIGINT) so a polite stop fails. It hangs
+asleep: a busy hang's CPU is what cpu_hog and hang_in_mlp_forward try, and this one would only take a core
+from the self-checks beside it for both of its budgets."""
 
 import signal
+import time
 
 from torch import nn
 
@@ -9,7 +12,7 @@ def _hang():
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:
-        pass
+        time.sleep(1)
 
 
 class MLP(nn.Module):

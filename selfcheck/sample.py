@@ -1,0 +1,47 @@
+"""What one push grades in full where grading all of it in full does not fit CI's minutes.
+
+Two kinds of self-check repeat one expensive run many times: the Triton pools' wrong variants graded on
+the whole suite (that one mistake costs its own tests and no others, and the points the policy table in
+``docs/grading.md`` says), and the seed panels (the same points under another seed). Under Triton's
+interpreter a whole run takes seconds of CPU; every such run on every push took CI minutes past its
+eight. So a push grades every variant on the tests it names, every correct variant and the reference
+on the whole suite, and a share of the wrong variants in full, drawn from the commit being checked:
+each push draws others, and pushes add up, as the seeds do. The share is the same for the pools and
+the panels, so their runs are shared (``selfcheck.harness.run_variant``).
+
+``python -m selfcheck --full`` (``SELFCHECK_FULL=1``) grades every one of them in full: before a term,
+and after a change to the suites' points, the policy table or a judge's verdicts (docs/instructors.md).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import subprocess
+from typing import Iterable
+
+from grader.paths import REPO
+
+FULL_ENV = "SELFCHECK_FULL"
+
+
+def full() -> bool:
+    """Whether this run grades everything in full (``python -m selfcheck --full``)."""
+    return os.environ.get(FULL_ENV, "") not in ("", "0")
+
+
+@functools.lru_cache(maxsize=None)
+def commit() -> str:
+    """The checked-out commit (what each draw is drawn from); "no commit" outside a git checkout."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+    return head or "no commit"
+
+
+def drawn(names: Iterable[str], count: int, salt: str) -> frozenset[str]:
+    """``count`` of ``names`` drawn from the commit (``salt`` keeps draws for different pools apart); all of
+    them under ``--full``."""
+    names = sorted(set(names))
+    if full() or count >= len(names):
+        return frozenset(names)
+    return frozenset(sorted(names, key=lambda name: hashlib.sha256(f"{commit()}:{salt}:{name}".encode()).digest())[:count])
