@@ -1,13 +1,14 @@
 """What one push grades in full where grading all of it in full does not fit CI's minutes.
 
-Two kinds of self-check repeat one expensive run many times: the Triton pools' wrong variants graded on
-the whole suite (that one mistake costs its own tests and no others, and the points the policy table in
-``docs/grading.md`` says), and the seed panels (the same points under another seed). Under Triton's
-interpreter a whole run takes seconds of CPU; every such run on every push took CI minutes past its
-eight. So a push grades every variant on the tests it names, every correct variant and the reference
-on the whole suite, and a share of the wrong variants in full, drawn from the commit being checked:
-each push draws others, and pushes add up, as the seeds do. The share is the same for the pools and
-the panels, so their runs are shared (``selfcheck.harness.run_variant``).
+Some self-checks repeat one expensive run for each case of a list: the Triton pools' wrong variants graded
+on the whole suite (that one mistake costs its own tests and no others, and the points the policy table in
+``docs/grading.md`` says), the Triton seed panel (the same points under another seed), and the Triton
+attacks graded in the sandbox beside their controls. Under Triton's interpreter a whole run takes seconds
+of CPU; all of them on every push took CI minutes past its eight. So a push grades every variant on the
+tests it names, every correct variant and the reference on the whole suite, every attack on the core tasks,
+and of the rest a share drawn from the commit being checked: each push draws others, and pushes add up, as
+the seeds do. A pool and its panel draw the same share, so their runs are shared
+(``selfcheck.harness.run_variant``).
 
 ``python -m selfcheck --full`` (``SELFCHECK_FULL=1``) grades every one of them in full: before a term,
 and after a change to the suites' points, the policy table or a judge's verdicts (docs/instructors.md).

@@ -37,6 +37,7 @@ from pathlib import Path
 import pytest
 
 from selfcheck.harness import REPO, VARIANTS, apply_edits, edits, materialize, module_constant, run_suite, cli
+from selfcheck.sample import drawn
 
 ATTACKS_DIR = Path(__file__).resolve().parent / "attacks"
 ATTACKS = sorted(p.name for p in ATTACKS_DIR.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
@@ -88,13 +89,17 @@ SWIGLU_CONTROLS = {"forge_launch_evidence": "swiglu_in_pytorch",  # PyTorch SwiG
                    "kernel_reaches_python_through_tl": "kernels_compute_nothing",
                    # A link scores what no file does, whatever it points at: the file is not read.
                    "links_to_the_swiglu_reference": "kernels_compute_nothing"}
-SWIGLU_ATTACKS = sorted({*SWIGLU_CONTROLS, *SWIGLU_CONTROLS.values()})
+# Each is a whole Triton suite in the sandbox, seconds of CPU: a push grades a share of them beside their controls
+# (selfcheck/sample.py; python -m selfcheck --full grades all).
+SWIGLU_THIS_PUSH = sorted(drawn(SWIGLU_CONTROLS, 4, "swiglu attacks"))
+SWIGLU_ATTACKS = sorted({*SWIGLU_THIS_PUSH, *(SWIGLU_CONTROLS[a] for a in SWIGLU_THIS_PUSH)})
 SWIGLU_LIMITS = ["--call-timeout", "60", "--budget", "120", "--memory-mb", "2048"]
 # The same for the gated task: its control wires a kernel that computes nothing as the reference does.
 GATED_CONTROLS = dict.fromkeys(["gated_pytorch_one_launch", "gated_pytorch_no_launch", "gated_reads_stand_ins",
                                 "gated_kernel_holds_an_answer_table", "gated_atomic_out_of_bounds",
                                 "links_to_the_gated_reference"], "gated_kernel_computes_nothing")
-GATED_ATTACKS = sorted({*GATED_CONTROLS, *GATED_CONTROLS.values()})
+GATED_THIS_PUSH = sorted(drawn(GATED_CONTROLS, 3, "gated attacks"))
+GATED_ATTACKS = sorted({*GATED_THIS_PUSH, *(GATED_CONTROLS[a] for a in GATED_THIS_PUSH)})
 
 
 def place(source: Path, dest: Path) -> None:
@@ -263,7 +268,8 @@ def test_every_attack_has_a_folder():
     assert set(PROCESS_ATTACKS) | set(FILE_ATTACKS) <= set(ATTACKS), set(PROCESS_ATTACKS + FILE_ATTACKS) - set(ATTACKS)
 
 
-BATCH_ATTACKS = [a for a in ATTACKS if a not in RESOURCE_ATTACKS + SLOW_EVIDENCE_ATTACKS + SWIGLU_ATTACKS + GATED_ATTACKS]
+TRITON_ATTACKS = {*SWIGLU_CONTROLS, *SWIGLU_CONTROLS.values(), *GATED_CONTROLS, *GATED_CONTROLS.values()}
+BATCH_ATTACKS = [a for a in ATTACKS if a not in RESOURCE_ATTACKS + SLOW_EVIDENCE_ATTACKS and a not in TRITON_ATTACKS]
 NOT_AN_ATTACK = {"hang_in_mlp_forward"}  # a student's bug with a correct GLU: graded in the batch, not 0
 
 
@@ -294,7 +300,7 @@ def test_hostile_evidence_is_refused_and_costs_the_grader_little(request, attack
     assert int(row["grader_peak_mb"]) < GRADER_PEAK_LIMIT_MB, row
 
 
-@pytest.mark.parametrize("attack", sorted(SWIGLU_CONTROLS))
+@pytest.mark.parametrize("attack", SWIGLU_THIS_PUSH)
 def test_swiglu_attack_scores_no_more_than_its_control(swiglu_batch, attack):
     """Forged launch evidence, or Python in a kernel's default argument, earns nothing over the same
     file without the attack."""
@@ -312,7 +318,7 @@ def test_swiglu_attack_scores_no_more_than_its_control(swiglu_batch, attack):
         assert int(row["grader_peak_mb"]) < GRADER_PEAK_LIMIT_MB, row
 
 
-@pytest.mark.parametrize("attack", sorted(GATED_CONTROLS))
+@pytest.mark.parametrize("attack", GATED_THIS_PUSH)
 def test_gated_attack_scores_no_more_than_its_control(gated_batch, attack):
     """The gated projection computed by PyTorch, with one launch of a kernel that computes nothing, with no
     launch, or following the stand-in by reading its coefficients, earns nothing over the honest wiring of
