@@ -36,7 +36,8 @@ class VariantChecks:
     mistake, one charge). ``extra_problems(variant, outcomes)``: exercise-specific demands on the messages.
     ``panel``: the policy table's variants of this exercise (``selfcheck.grading_policy``), and
     ``others_per_push``: where the whole suite is too slow to run on all of ``whole_suite`` every push, how
-    many of the others a push grades in full beside the panel's share (``selfcheck/sample.py``).
+    many of the others a push grades in full beside the panel's share; ``named_per_push``: how many of the
+    remaining wrong variants a push grades on their named tests (``selfcheck/sample.py``; None: all).
     """
 
     suite: str
@@ -48,6 +49,7 @@ class VariantChecks:
     extra_problems: Callable[[object, dict], list[str]] | None = None
     panel: Iterable[str] = ()
     others_per_push: int | None = None
+    named_per_push: int | None = None
 
     @classmethod
     def variants(cls) -> list:
@@ -67,13 +69,21 @@ class VariantChecks:
         return (panel & set(panel_this_push(first_suite))) | drawn(whole - panel, cls.others_per_push, f"{cls.exercise}:others")
 
     @classmethod
+    def graded_this_push(cls) -> list:
+        """The variants this push grades: every correct one, those graded in full, and ``named_per_push`` of
+        the other wrong ones, drawn from the commit (all of them where it is None, or under --full)."""
+        rest = [v.stem for v in cls.variants() if not cls.runs_whole_suite(v)]
+        chosen = set(rest) if cls.named_per_push is None else drawn(rest, cls.named_per_push, f"{cls.exercise}:named")
+        return [v for v in cls.variants() if cls.runs_whole_suite(v) or v.stem in chosen]
+
+    @classmethod
     def runs_whole_suite(cls, variant) -> bool:
         return cls.whole_suite is None or not expected_failures(variant) or variant.stem in cls.whole_this_push()
 
     @classmethod
     def pytest_generate_tests(cls, metafunc: pytest.Metafunc) -> None:
         if "variant" in metafunc.fixturenames:
-            variants = cls.variants()
+            variants = cls.graded_this_push()
             metafunc.parametrize("variant", variants, ids=[p.stem for p in variants])
 
     def test_enough_variants(self):
