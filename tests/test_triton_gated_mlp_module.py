@@ -219,9 +219,17 @@ def test_block_gradients(target, gen):
 @pytest.mark.points(1)
 @rests_on(block_premise("FusedGatedMLP's dropout"), alone=True)
 def test_block_dropout(target, gen):
-    evidence, *_ = module_run(target, gen, "silu", dropout=0.5, train=True, **EXACT)
+    evidence, weights, x, grad_out = module_run(target, gen, "silu", dropout=0.5, train=True, **EXACT)
     zeros = (evidence["out"] == 0).double().mean().item()
     # 960 outputs (3 x 5 x 64), share 0.5: 0.2 either side is over twelve standard deviations.
     if not 0.3 <= zeros <= 0.7:
         fail(f"FusedGatedMLP in training with dropout=0.5: {zeros:.0%} of the outputs are zero, expected about"
              " half: the dropout goes after Wo, and only in training (TODO 5)")
+    # In eval mode the rate changes nothing: F.dropout(y, p) drops in eval too (its training= defaults to True).
+    evaluated, clean = (module_evidence(target, weights, x, grad_out, "silu", dropout=p, train=False, **EXACT)["out"]
+                        for p in (0.5, 0.0))
+    if not torch.equal(evaluated, clean):
+        dropped = (evaluated == 0).double().mean().item()
+        fail(f"FusedGatedMLP in eval mode with dropout=0.5 differs from its own output with dropout=0.0 ({dropped:.0%}"
+             " of the outputs zero): dropout runs only in training: apply nn.Dropout(dropout), which follows the"
+             " module's train()/eval(), or pass training=self.training to F.dropout (TODO 5)")
