@@ -17,6 +17,7 @@ import torch  # noqa: E402
 
 from grader.judge.checks import fail  # noqa: E402
 from grader.judge.kernel_target import rests_on  # noqa: E402
+from grader.judge.seam import error_fields, format_error  # noqa: E402
 from grader.judge.swiglu_diagnosis import bounds_mode, computes_float64_in_float32, expect_swiglu_works, kernel_verdict  # noqa: E402
 from grader.judge.swiglu_wiring import (autograd_verdict, autograd_with_stand_ins, check_autograd_wiring,  # noqa: E402
                                         expect_launches_follow_stand_ins)
@@ -56,8 +57,16 @@ def test_autograd_sum_backward(target, gen, device):
 @rests_on(lambda a: expect_swiglu_works(a['target'], a['kernels'], a['device'], "gradcheck of swiglu"))
 def test_gradcheck_float64(target, kernels, gen, device):
     gate, value = draw(gen, (3, 7), torch.float64, GATE_SCALE), draw(gen, (3, 7), torch.float64)
-    evidence = target.probe(EXERCISE, "swiglu_gradcheck", gate=gate, value=value, device=device,
-                            bounds=bounds_mode(kernels, KERNELS, device))
+    evidence = target.evidence(EXERCISE, "swiglu_gradcheck", gate=gate, value=value, device=device,
+                               bounds=bounds_mode(kernels, KERNELS, device))
+    if "error" in evidence:
+        if evidence["error"].get("type") != "NotImplementedError" and autograd_verdict(target, kernels, device):
+            # swiglu cannot run forward and backward at all (save_for_backward given a list, say): the error
+            # test_autograd_gradients already names, one cause, not this test's own.
+            fail(f"torch.autograd.gradcheck(swiglu, (gate, value)) in float64 could not run:"
+                 f" {format_error(evidence['error'])}. This counts once test_autograd_gradients[float32] passes",
+                 waits_on="test_autograd_gradients[float32]", todo="TODO 3-5")
+        fail(format_error(evidence["error"]), **error_fields(evidence["error"]))
     if not evidence["passed"]:
         # "Jacobian mismatch for output 0 with respect to input 0, numerical:tensor(...)": keep the words
         said = evidence["message"].split(", numerical")[0].split(". ")[0][:200]
