@@ -218,7 +218,8 @@ class FusedGatedMLP(nn.Module):
         super().__init__()
         # TODO 5: check activation (a ValueError naming it), keep it, and build GLU's layers: Wv and Wg
         # (hidden_dim -> intermediate_dim), Wo (back to hidden_dim), all with biases, and the dropout.
-        raise NotImplementedError("FusedGatedMLP.__init__: TODO 5 in exercises/triton_gated_mlp.py")
+        raise NotImplementedError("FusedGatedMLP.__init__: TODO 5 in exercises/triton_gated_mlp.py"
+                                  " (test_block_gradients needs TODO 4 too: GatedProjectionFunction.backward)")
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         # TODO 5: GatedProjectionFunction on x and the Wg, Wv parameters, then Wo, then dropout.

@@ -273,7 +273,8 @@ class FusedGatedMLP(nn.Module):
         # BEGIN TODO 5
         # stub: # TODO 5: check activation (a ValueError naming it), keep it, and build GLU's layers: Wv and Wg
         # stub: # (hidden_dim -> intermediate_dim), Wo (back to hidden_dim), all with biases, and the dropout.
-        # stub: raise NotImplementedError("FusedGatedMLP.__init__: TODO 5 in exercises/triton_gated_mlp.py")
+        # stub: raise NotImplementedError("FusedGatedMLP.__init__: TODO 5 in exercises/triton_gated_mlp.py"
+        # stub:                           " (test_block_gradients needs TODO 4 too: GatedProjectionFunction.backward)")
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
         self.activation = activation
