@@ -1,8 +1,9 @@
 """The Triton suites against mistakes and public kernels written without seeing them, each with an expert's
 verdict in points written before it was graded.
 
-``benchmarks/expert_mistakes/<exercise>/*.py`` are whole exercise files: the reference with one mistake
-each (a student's), and public kernels adapted to the exercise's interface. ``verdicts.json`` beside them
+``benchmarks/expert_mistakes/<exercise>/*.py`` are written as the self-check variants are, as edits of the
+reference (``EDITS``): one mistake each (a student's), or a public kernel adapted to the exercise's
+interface in place of the reference's. ``verdicts.json`` beside them
 holds, per file, the points an expert deducts (``expert_points_lost``) or gives (``expert_points``), as a
 range, and the cause a student should read. The script grades each file as the self-checks grade a variant
 (the whole suite, forked from a warm process, unsandboxed) and prints, per file, the points lost, the

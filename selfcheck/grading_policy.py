@@ -23,7 +23,7 @@ from pathlib import Path
 
 from grader.tasks import TASKS as TASK_LIST
 from selfcheck.harness import REPO, VARIANTS, Outcome, parallel, run_variant
-from selfcheck.sample import drawn
+from selfcheck.sample import panel_share
 from selfcheck.variant_checks import FAST
 from tests.conftest import TASKS
 
@@ -62,18 +62,10 @@ PANEL = {
     "test_triton_swiglu.py": ("triton_swiglu", SWIGLU_PANEL),
 }
 
-# exercise -> how many of its panel one push grades in full (``selfcheck/sample.py``: a share drawn from the commit;
-# ``python -m selfcheck --full`` grades all). Absent: all of it, every push (its runs take a fraction of a second).
-PANEL_PER_PUSH = {"triton_gated_mlp": 4, "triton_swiglu": 6}
-
-
 def panel_this_push(suite: str) -> list[str]:
-    """The variants of ``suite``'s panel this push grades in full, in the panel's order."""
+    """The variants of ``suite``'s panel this push grades in full (``selfcheck/sample.py``), in the panel's order."""
     exercise, names = PANEL[suite]
-    if exercise not in PANEL_PER_PUSH:
-        return list(names)
-    chosen = drawn(names, PANEL_PER_PUSH[exercise], exercise)
-    return [name for name in names if name in chosen]
+    return panel_share(exercise, names)
 
 
 # exercise -> variant -> the TODO its one mistake is in (the table's second column)

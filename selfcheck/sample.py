@@ -46,3 +46,17 @@ def drawn(names: Iterable[str], count: int, salt: str) -> frozenset[str]:
     if full() or count >= len(names):
         return frozenset(names)
     return frozenset(sorted(names, key=lambda name: hashlib.sha256(f"{commit()}:{salt}:{name}".encode()).digest())[:count])
+
+
+# exercise -> how many of its policy panel one push grades in full; absent: all of it, every push (its runs take
+# a fraction of a second). The variant pool and the seed panels read it, so their shares are the same runs.
+PANEL_PER_PUSH = {"triton_gated_mlp": 4, "triton_swiglu": 6}
+
+
+def panel_share(exercise: str, names: Iterable[str]) -> list[str]:
+    """The variants of ``exercise``'s panel (``names``) this push grades in full, in the panel's order."""
+    names = list(names)
+    if exercise not in PANEL_PER_PUSH:
+        return names
+    chosen = drawn(names, PANEL_PER_PUSH[exercise], exercise)
+    return [name for name in names if name in chosen]

@@ -19,7 +19,7 @@ import pytest
 
 from selfcheck.harness import (VARIANTS, EditDoesNotApply, default_workers, edits, expected_failures, materialize,
                                parallel, run_suite, run_variant, start_preloaded, verdict)
-from selfcheck.sample import drawn
+from selfcheck.sample import drawn, panel_share
 
 WORKERS = default_workers()
 FAST = {"preloaded": True, "threads": max(1, (os.cpu_count() or 1) // WORKERS)}
@@ -58,15 +58,13 @@ class VariantChecks:
     @classmethod
     def whole_this_push(cls) -> frozenset[str]:
         """The wrong variants of ``whole_suite`` this push grades in full: the panel's share
-        (``panel_this_push``) and ``others_per_push`` of the rest, drawn from the commit; all under --full."""
-        from selfcheck.grading_policy import panel_this_push  # which imports this module's FAST
-
+        (``panel_share``) and ``others_per_push`` of the rest, drawn from the commit; all under --full."""
         whole = frozenset(cls.whole_suite or ())
         if cls.others_per_push is None:
             return whole
         panel = whole & set(cls.panel)
-        first_suite = cls.suite[0] if isinstance(cls.suite, tuple) else cls.suite
-        return (panel & set(panel_this_push(first_suite))) | drawn(whole - panel, cls.others_per_push, f"{cls.exercise}:others")
+        return (panel & set(panel_share(cls.exercise, cls.panel))) | drawn(whole - panel, cls.others_per_push,
+                                                                            f"{cls.exercise}:others")
 
     @classmethod
     def graded_this_push(cls) -> list:
