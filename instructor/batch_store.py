@@ -25,7 +25,7 @@ from grader.results import Grade
 from grader.probes.safe_text import file_name
 from instructor.intake import Submission
 
-BATCH_FIELDS = ("student", "lms", "lms_id", "note", "late", "lms_prefix")  # what the intake knew of the hand-in
+BATCH_FIELDS = ("student", "lms", "lms_id", "note", "late", "lms_prefix", "lms_shown")  # what the intake knew of the hand-in
 
 
 @dataclass
@@ -42,6 +42,7 @@ class Record:
     note: str = ""             # how the files were found
     late: str = ""             # "late" where the LMS marked the hand-in late, else ""
     lms_prefix: str = ""       # Canvas: how its download's names start (the feedback files it takes back)
+    lms_shown: str = ""        # Canvas: the student's file its comment shows the feedback file as
 
     @property
     def status(self) -> str:
@@ -57,7 +58,8 @@ class Record:
     @classmethod
     def of(cls, sub: Submission, grade: Grade | None, error: str = "", seconds: float = 0.0) -> "Record":
         return cls(sub.name, grade, error, seconds, student=sub.student, lms=sub.lms, lms_id=sub.student_id,
-                   note=sub.note, late="late" if sub.late else "", lms_prefix=sub.lms_prefix)
+                   note=sub.note, late="late" if sub.late else "", lms_prefix=sub.lms_prefix,
+                   lms_shown=sub.lms_shown)
 
 
 def as_json(record: Record) -> dict:

@@ -19,19 +19,23 @@ file of the graded tasks.
   12345``), ``Grade`` and ``Last modified (grade)``, and keeps a grade changed in Moodle after that time;
   and, where the assignment has "Feedback comments" on, ``Feedback comments`` (HTML): the feedback file's text.
 * Canvas's feedback goes back through its "Re-upload Submissions" (a zip of files named as its download
-  names them): ``canvas_feedback``.
+  names them), which shows each under the name of the student's own file: ``canvas_feedback``.
 
 A hand-in without an id, or a grading error, gets no row: the gradebook keeps what it has for them.
 """
 
 from __future__ import annotations
 
+import io
+import json
 import re
 import time
+import zipfile
 from collections import Counter
+from pathlib import Path
 
 from grader.grading import GraderFailure
-from grader.probes.safe_text import html_text
+from grader.probes.safe_text import html_text, printable
 from instructor.batch_store import Record
 
 CANVAS_STUDENT = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -100,7 +104,35 @@ def as_html(text: str) -> str:
 
 def canvas_feedback(records: list[Record], feedback: dict[str, str], extension: str) -> dict[str, bytes]:
     """For Canvas's "Re-upload Submissions" (SpeedGrader's bulk feedback): one file per student, its name
-    starting as Canvas's download named that student's files (``smithalice_12345_67890``), by which
-    Canvas attaches it to the student's submission as a comment."""
-    return {f"{r.lms_prefix}_feedback.{extension}": feedback[r.name].encode("utf-8")
-            for r in records if r.lms_prefix and r.name in feedback}
+    starting as Canvas's download named one of that student's files (``smithalice_12345_67890``), by which
+    Canvas attaches it to the student's submission as a comment. Canvas shows it under that file's name
+    (``mlp_block.py``), so it is written in that file's form (``in_the_form_of``)."""
+    files = {}
+    for r in records:
+        if r.lms_prefix and r.name in feedback:
+            suffix, body = in_the_form_of(r.lms_shown, feedback[r.name], extension)
+            files[f"{r.lms_prefix}_feedback{suffix}"] = body
+    return files
+
+
+def in_the_form_of(shown: str, text: str, extension: str) -> tuple[str, bytes]:
+    """(the suffix, the bytes) of feedback ``text`` (Markdown or plain, ``extension``) that a student opens as
+    the file Canvas names it, ``shown``: Python comments for a ``.py``, a notebook of one cell for a
+    ``.ipynb``, a zip holding the feedback for a ``.zip``, and the text itself for any other file."""
+    suffix = Path(shown).suffix.lower()
+    heading = f"Feedback on your hand-in. It is shown under the name of your file {printable(shown)}; it is not that file."
+    if suffix == ".py":
+        lines = [heading, "", *text.rstrip("\n").split("\n")]
+        return suffix, "".join(f"# {line}".rstrip() + "\n" for line in lines).encode("utf-8")
+    if suffix == ".ipynb":
+        cell = {"cell_type": "markdown" if extension == "md" else "raw", "metadata": {},
+                "source": f"{heading}\n\n{text}".splitlines(keepends=True)}
+        notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+        return suffix, (json.dumps(notebook, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+    if suffix == ".zip":
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr(zipfile.ZipInfo(f"feedback.{extension}", date_time=(1980, 1, 1, 0, 0, 0)),
+                             text.encode("utf-8"))
+        return suffix, buffer.getvalue()
+    return f".{extension}", text.encode("utf-8")

@@ -72,6 +72,7 @@ class Submission:
     note: str = ""        # for the instructor's row: how the files were found (renamed, nested, re-upload chosen)
     late: bool = False    # the LMS marked the hand-in late (Canvas: "_late_" in its download's names)
     lms_prefix: str = ""  # Canvas: how its download's names start, for the feedback files it takes back
+    lms_shown: str = ""   # Canvas: the student's file that name is of, whose name its comment shows the feedback under
 
 
 @dataclass
@@ -103,7 +104,12 @@ class Student:
     lms: str = ""
     entries: list[tuple[Path, str, str]] = field(default_factory=list)  # (path, label, the file's own name)
     late: bool = False  # any of its entries marked late by the LMS
-    lms_prefix: str = ""  # Canvas: the start of its first entry's name (canvas_prefix)
+    canvas_names: list[str] = field(default_factory=list)  # its entries' names in Canvas's form
+
+    @property
+    def canvas_attachment(self) -> tuple[str, str]:
+        """(the start of a name, the file it names) for the feedback Canvas takes back (canvas_attachment)."""
+        return canvas_attachment(self.canvas_names)
 
     @property
     def source(self) -> str:
@@ -120,6 +126,24 @@ def canvas_prefix(name: str) -> str:
     re-upload of feedback files matches a file to the student by; "" for a name not in Canvas's form."""
     match = CANVAS.match(name)
     return name[:match.end("file")] if match else ""
+
+
+# Canvas shows a re-uploaded feedback file under the name of the student's file whose ids its name
+# carries: the feedback is written in the form of that file, so the exercise file is the one to take.
+CANVAS_SHOWN_FIRST = (".py", ".ipynb", ".zip", ".md", ".txt")
+
+
+def canvas_attachment(names: list[str]) -> tuple[str, str]:
+    """Of a student's entries' names in Canvas's form, the one the feedback file goes back under: (its
+    start, ``smithalice_12345_67890``; the file Canvas shows the feedback as, ``mlp_block.py``); a Python
+    file first, by ``CANVAS_SHOWN_FIRST``, then the first name; ("", "") for none."""
+    def rank(name: str) -> tuple[int, str]:
+        suffix = Path(name).suffix.lower()
+        return (CANVAS_SHOWN_FIRST.index(suffix) if suffix in CANVAS_SHOWN_FIRST else len(CANVAS_SHOWN_FIRST), name)
+    for name in sorted(names, key=rank):
+        if prefix := canvas_prefix(name):
+            return prefix, CANVAS.match(name)["given"] or ""
+    return "", ""
 
 
 def marked_late(name: str) -> bool:
@@ -166,7 +190,8 @@ def scan(batch: Path, work: Path, ignore: set[Path] = frozenset()) -> Intake:
                 kept = students.setdefault(key, student)
                 kept.entries.append((entry, label, given))
                 kept.late |= marked_late(entry.name)
-                kept.lms_prefix = kept.lms_prefix or (canvas_prefix(entry.name) if kept.lms == "canvas" else "")
+                if kept.lms == "canvas":
+                    kept.canvas_names.append(entry.name)
         else:
             intake.skip(label, "not a file or a folder")
     for i, student in enumerate(students.values()):
@@ -231,7 +256,8 @@ def _settle(intake: Intake, student: Student, hand_in: HandIn, target: Path) -> 
     else:
         intake.submissions.append(Submission(student.source, target, student=student.name, student_id=student.student_id,
                                              lms=student.lms, note=printable(note), late=student.late,
-                                             lms_prefix=student.lms_prefix))
+                                             lms_prefix=student.canvas_attachment[0],
+                                             lms_shown=student.canvas_attachment[1]))
 
 
 def _name_all(intake: Intake) -> None:

@@ -79,7 +79,7 @@ def test_blank_leaves_the_gradebook_cell_empty_for_a_student_who_handed_in_nothi
     assert not (lms_batch.csv.parent / "grades_feedback" / "joneseve.md").exists()
     import zipfile
     with zipfile.ZipFile(lms_batch.csv.parent / "grades_canvas_feedback.zip") as z:
-        assert z.namelist() == ["smithbob_111_222_feedback.md"]
+        assert z.namelist() == ["smithbob_111_222_feedback.py"]
 
 
 def test_a_late_penalty_of_ten_percent_a_day_capped_gives_the_figures_computed_by_hand(lms_batch, tmp_path):
@@ -134,7 +134,7 @@ def test_a_regrade_returns_the_feedback_of_the_changed_hand_ins_alone(lms_batch)
     assert lms_batch.run(resume=True) == 0 and lms_batch.graded == ["joneseve"]
     assert [p for p in lms_batch.writes if p.startswith("grades_feedback/")] == ["grades_feedback/joneseve.md"]
     with zipfile.ZipFile(lms_batch.csv.parent / "grades_canvas_feedback.zip") as z:
-        assert z.namelist() == ["joneseve_333_444_feedback.md"]
+        assert z.namelist() == ["joneseve_333_444_feedback.py"]
     assert len(lms_batch.rows()) == len(POINTS) and len(lms_batch.table("grades_canvas.csv")) == 4  # all grades
 
 

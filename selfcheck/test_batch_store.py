@@ -276,8 +276,35 @@ def test_feedback_goes_back_through_each_lms(lms_batch):
     comment = moodle["Alice Smith"]["Feedback comments"]
     assert comment.startswith("Feedback for Alice Smith<br>") and "Score: 7 of 10" in comment, comment
     with zipfile.ZipFile(lms_batch.csv.parent / "grades_canvas_feedback.zip") as z:
-        assert sorted(z.namelist()) == ["joneseve_333_444_feedback.md", "smithbob_111_222_feedback.md"], z.namelist()
-        assert z.read("smithbob_111_222_feedback.md").decode().startswith("# Feedback for smithbob")
+        # Canvas shows each under the name of the student's file (mlp_block.py): a Python file of comments.
+        assert sorted(z.namelist()) == ["joneseve_333_444_feedback.py", "smithbob_111_222_feedback.py"], z.namelist()
+        page = z.read("smithbob_111_222_feedback.py").decode()
+        assert page.startswith("# Feedback on your hand-in. It is shown under the name of your file mlp_block.py"), page
+        assert "\n# # Feedback for smithbob\n" in page, page
+        compile(page, "smithbob_111_222_feedback.py", "exec")  # opens as Python: nothing but comments
+
+
+def test_canvas_feedback_takes_the_form_of_the_file_canvas_shows_it_as():
+    """Canvas's re-upload shows a feedback file under the name of the student's file whose ids its name
+    carries: the exercise file is chosen where there is one, and the feedback written in that file's form."""
+    import io
+    import json
+    import zipfile
+
+    from instructor.intake import canvas_attachment
+    names = ["doeann_5_71_hw3.zip", "doeann_5_72_notes.txt", "doeann_5_73_mlp_block.py"]
+    assert canvas_attachment(names) == ("doeann_5_73", "mlp_block.py")
+    assert canvas_attachment(names[:2]) == ("doeann_5_71", "hw3.zip")
+    assert canvas_attachment(["notes.txt"]) == ("", "")
+    text = "# Feedback for doeann\n\nScore: 3 of 10\n"
+    shown = {name: Record("doeann", fake_grade("carol"), lms="canvas", lms_prefix="doeann_5_71", lms_shown=name)
+             for name in ("hw3.zip", "run.ipynb", "notes.txt")}
+    files = {name: gradebooks.canvas_feedback([record], {"doeann": text}, "md") for name, record in shown.items()}
+    with zipfile.ZipFile(io.BytesIO(files["hw3.zip"]["doeann_5_71_feedback.zip"])) as inner:
+        assert inner.read("feedback.md").decode() == text
+    cell = json.loads(files["run.ipynb"]["doeann_5_71_feedback.ipynb"])["cells"][0]
+    assert cell["cell_type"] == "markdown" and "".join(cell["source"]).endswith(text), cell
+    assert files["notes.txt"] == {"doeann_5_71_feedback.md": text.encode()}
 
 
 def test_a_student_twice_is_left_out_of_the_gradebook(lms_batch):
