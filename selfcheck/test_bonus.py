@@ -215,3 +215,7 @@ def test_bonus_files_not_handed_in_are_one_line_in_a_real_run(tmp_path):
                      ("gated", "not_handed_in", "not handed in: triton_gated_mlp.py")}, kinds
     assert "Not handed in (optional, bonus): SwiGLU, Fused gated MLP" in proc.stdout, proc.stdout
     assert "First failure" not in proc.stdout, proc.stdout
+    # and each test's message says so, not what a kernel test's premise made of the missing file
+    messages = {(t["task"], t["message"]) for t in data["tests"] if t["task"] != "mlp"}
+    assert messages == {("swiglu", "not handed in: no file triton_swiglu.py in the submission"),
+                        ("gated", "not handed in: no file triton_gated_mlp.py in the submission")}, messages

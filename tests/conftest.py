@@ -94,6 +94,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             # Whichever way a test met the missing file (an import, the kernels read from the file, a
             # premise that waits on them), a task not handed in is that one cause: a bonus task, optional.
             fields = not_handed_in(f"{exercise}.py")
+            # and its message says so, not what a premise or a stand-in made of the missing file
+            report.longrepr = f"not handed in: no file {exercise}.py in the submission"
         report.user_properties = [*report.user_properties, *fields.items()]  # a list of its own: not the item's
 
 
