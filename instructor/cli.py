@@ -228,6 +228,7 @@ def run(args: argparse.Namespace) -> int:
         raise GraderFailure("--jobs must be at least 1")
     if args.only and args.resume:
         raise GraderFailure("give either --only NAME or --resume, not both")
+    from instructor import batch_options
     from instructor.batch import merge_shards, parse_shard, run_batch
     from instructor.batch_reports import Reporting
     from instructor.groups import Group
@@ -240,8 +241,9 @@ def run(args: argparse.Namespace) -> int:
         if args.shard or args.only or args.resume:
             raise GraderFailure("--merge grades nothing: give it without --shard, --only and --resume")
         return merge_shards(args.batch, args.csv, args.merge, feedback=args.feedback,
-                            feedback_format=args.feedback_format, group=group, reporting=how)
+                            feedback_format=args.feedback_format, group=group, reporting=how,
+                            options=batch_options.of(args))
     return run_batch(args.batch, args.csv, jobs=args.jobs, resume=args.resume, limits=limits,
                      sandbox_mode=args.sandbox or "bwrap", tasks=tasks, seed=args.seed, only=args.only,
                      feedback=args.feedback, feedback_format=args.feedback_format, bonus=bonus,
-                     shard=parse_shard(args.shard), group=group, reporting=how)
+                     shard=parse_shard(args.shard), group=group, reporting=how, options=batch_options.of(args))

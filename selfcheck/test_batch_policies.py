@@ -151,3 +151,49 @@ def test_items_leave_out_a_bonus_not_handed_in_and_headings_name_the_student(tmp
     outputs = Outputs.beside(tmp_path / "grades.csv")
     write_all(outputs, [Record("David Cohen_3140206", handed, student="David Cohen", lms="moodle", lms_id="3140206")], [])
     assert outputs.page("David Cohen_3140206").read_text().startswith("# Feedback for David Cohen\n")
+
+
+def test_a_later_run_with_other_options_stops_before_grading_and_names_them(lms_batch, tmp_path):
+    """The batch keeps its first run's options: a regrade that forgot the late policy, or graded other tasks,
+    would otherwise write a gradebook without the penalty, or rows graded otherwise than the class."""
+    from instructor import batch_options
+    from instructor.cli import build_parser
+
+    def options(*extra):
+        argv = ["--batch", str(lms_batch.folder), "--csv", str(lms_batch.csv), *extra]
+        return batch_options.of(build_parser().parse_args(argv))
+
+    late = ("--late-penalty", "10%/day", "--due", "2026-03-01T23:59")
+    assert run_with(lms_batch, canvas_assignment=ASSIGNMENT, options=options(*late)) == 0
+    kept = batch_options.kept(Outputs.beside(lms_batch.csv).store.folder)
+    assert kept["--late-penalty"] == "10%/day" and kept["--tasks"] == batch_options.NOT_GIVEN, kept
+    with pytest.raises(GraderFailure) as stopped:
+        run_with(lms_batch, canvas_assignment=ASSIGNMENT, only=["carol"], options=options())
+    said = str(stopped.value)
+    assert said.startswith("--only: this run's options are not the batch's") and lms_batch.graded == [], said
+    assert "--late-penalty 10%/day in the batch, (not given) in this run" in said, said
+    assert "--due 2026-03-01T23:59 in the batch, (not given) in this run" in said and "--tasks" not in said, said
+    with pytest.raises(GraderFailure, match=r"--tasks \(not given\) in the batch, mlp in this run"):
+        run_with(lms_batch, canvas_assignment=ASSIGNMENT, only=["carol"], options=options(*late, "--tasks", "mlp"))
+    # The same options: the run goes on; the files they name may change between runs (a group grows).
+    assert run_with(lms_batch, canvas_assignment=ASSIGNMENT, only=["carol"], options=options(*late)) == 0
+    assert lms_batch.graded == ["carol"]
+    # Every kept option is one the instructor's command line has.
+    parsed = vars(build_parser().parse_args(["--batch", "x", "--csv", "y"]))
+    assert all(dest in parsed for _, dest in batch_options.GRADING + batch_options.REPORTING)
+
+
+def test_shards_graded_otherwise_are_not_merged(tmp_path):
+    from instructor import batch_options
+
+    one, two, merged = tmp_path / "one", tmp_path / "two", tmp_path / "merged"
+    same = {"--tasks": "mlp", "--late-penalty": "10%/day"}
+    batch_options.keep(one, same)
+    batch_options.keep(two, {**same, "--tasks": "glu"})
+    with pytest.raises(GraderFailure, match=r"--merge: shards a.csv and b.csv .*--tasks mlp in a.csv, glu in b.csv"):
+        batch_options.check_merge({"a.csv": one, "b.csv": two}, same, merged)
+    batch_options.keep(two, same)
+    with pytest.raises(GraderFailure, match=r"--late-penalty 10%/day in the shards, \(not given\) in this run"):
+        batch_options.check_merge({"a.csv": one, "b.csv": two}, {"--tasks": "mlp"}, merged)
+    batch_options.check_merge({"a.csv": one, "b.csv": two}, same, merged)
+    assert batch_options.kept(merged) == same
