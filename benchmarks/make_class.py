@@ -9,6 +9,7 @@ to read the grader's side and write outside its sandbox. ``EXPECTED`` says what 
 
     python benchmarks/make_class.py                   # /tmp/class-src/class/ and /tmp/class-src/class.zip
     python benchmarks/make_class.py --out DIR         # DIR/class/ and DIR/class.zip
+    python benchmarks/whole_term.py                   # the term's commands on it, each row checked
     python -m instructor --batch /tmp/class-src/class.zip --csv /tmp/out/grades.csv \\
         --tasks mlp,glu,cost,swiglu,gated --bonus swiglu=5,gated=5 --canvas-assignment 'Homework 3 (12345)'
 
@@ -60,7 +61,19 @@ EXPECTED = {
     "samlee": "late (Canvas _LATE_); functional linear, the cost's matched width rounded down",
     "Tina Wu": "mlp_block.py does not import (a syntax error), the cost correct (Moodle)",
     "umab": "correct, the Liger-Kernel SwiGLU bodies and a pointer-advancing gated loop (Canvas)",
+    "John Smith": "two students of this name (Moodle): one correct, one with no biases; rows told apart by id",
+    "Zoë Łukasiewicz": "correct, a name beyond ASCII (Moodle)",
+    "wangxi": "an empty mlp_block.py (Canvas): 'empty file', the cost graded",
+    "ivanovayekaterina": "a notebook, mlp_block.ipynb, instead of the .py (Canvas): nothing of the exercises handed in",
 }
+# Who else the term's commands need: the honours group graded on the gated task (--students), and when
+# each hand-in came in (--submitted): Moodle's grading worksheet, and for Canvas, whose download marks a
+# late hand-in but gives no time, a CSV of student and time. Due 2026-03-01T23:59.
+HONOURS = ["alice", "bobjones", "Ivan Ruiz", "umab"]
+DUE = "2026-03-01T23:59"
+SUBMITTED = {"Erin Fox": "Monday, 2 March 2026, 8:00 AM", "Grace Ho": "Friday, 6 March 2026, 10:00 AM",
+             "alice": "Sunday, 1 March 2026, 9:00 PM"}  # Moodle's own form; the others on time
+CANVAS_SUBMITTED = {"samlee": "2026-03-02 08:00"}
 
 HOSTILE_PREFIX = '''\
 # Tries what a hand-in should not be able to do, quietly, at import time.
@@ -166,7 +179,21 @@ def hand_ins() -> list[tuple[str, str, dict[str, str | bytes]]]:
                                "mlp_cost.py": reference("mlp_cost")}),
         ("umab", "canvas", all_four(triton_swiglu=variant("triton_swiglu", "correct_liger_kernel_bodies"),
                                     triton_gated_mlp=variant("triton_gated_mlp", "correct_pointer_advancing_loop"))),
+        ("John Smith", "moodle", {"mlp_block.py": ref, "mlp_cost.py": reference("mlp_cost")}),
+        ("John Smith", "moodle", {"mlp_block.py": variant("mlp_block", "missing_biases"),
+                                  "mlp_cost.py": reference("mlp_cost")}),
+        ("Zoë Łukasiewicz", "moodle", {"mlp_block.py": ref, "mlp_cost.py": reference("mlp_cost")}),
+        ("wangxi", "canvas", {"mlp_block.py": "", "mlp_cost.py": reference("mlp_cost")}),
+        ("ivanovayekaterina", "canvas", {"mlp_block.ipynb": notebook_of(ref)}),
     ]
+
+
+def notebook_of(code: str) -> str:
+    """The code as one cell of a notebook, as a student who worked in Jupyter hands it in."""
+    import json
+    cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+            "source": code.splitlines(keepends=True)}
+    return json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
 
 
 def write(path: Path, content: str | bytes) -> None:
@@ -195,6 +222,21 @@ def write_class(folder: Path) -> None:
                 write(folder / f"{student}{late}_{user_id}_{file_id + upload}_{given}", content)
 
 
+def write_term_files(out: Path) -> None:
+    """honours.txt, worksheet.csv (Moodle's grading worksheet) and canvas_times.csv, beside class/."""
+    import csv
+    (out / "honours.txt").write_text("# the honours group: the gated task\n" + "\n".join(HONOURS) + "\n")
+    moodle = [(number, student) for number, (student, form, _) in enumerate(hand_ins()) if form == "moodle"]
+    with open(out / "worksheet.csv", "w", newline="", encoding="utf-8") as f:
+        rows = csv.writer(f)
+        rows.writerow(["Identifier", "Full name", "Status", "Grade", "Maximum Grade", "Last modified (submission)"])
+        for number, student in moodle:
+            rows.writerow([f"Participant {30000 + number}", student, "Submitted for grading", "", "100",
+                           SUBMITTED.get(student, "Sunday, 1 March 2026, 6:00 PM")])
+    with open(out / "canvas_times.csv", "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows([["student", "submitted"], *CANVAS_SUBMITTED.items()])
+
+
 def zip_folder(folder: Path, archive: Path) -> None:
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as out:
         for path in sorted(folder.rglob("*")):
@@ -218,6 +260,7 @@ def main() -> int:
     folder = args.out / "class"
     write_class(folder)
     zip_folder(folder, args.out / "class.zip")
+    write_term_files(args.out)
     entries = sorted(p.name for p in folder.iterdir())
     print(f"{len(hand_ins())} students, {len(entries)} entries: {folder}/ and {args.out / 'class.zip'}")
     for student, expected in EXPECTED.items():
