@@ -16,7 +16,7 @@ pytest.importorskip(
 
 import torch  # noqa: E402
 
-from grader.judge.block_runs import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, run  # noqa: E402
+from grader.judge.block_runs import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, layers_cause, run  # noqa: E402
 from grader.judge.checks import BLOCKS, expect_close, expect_shape, fail, is_close  # noqa: E402
 from grader.judge.kernel_target import rests_on  # noqa: E402
 from grader.judge.swiglu_block import (check_block_calls_swiglu, expect_biases,  # noqa: E402
@@ -44,7 +44,8 @@ def test_fused_layers(target):
     if described["param_shapes"] != want:
         expect_biases(target)
         fail(f"{fused_where(target, '__init__', 'TODO 6')}: parameters {described['param_shapes']}, expected"
-             f" {want}: Wv and Wg map hidden_dim -> intermediate_dim, Wo maps back, all nn.Linear with bias")
+             f" {want}: Wv and Wg map hidden_dim -> intermediate_dim, Wo maps back, all nn.Linear with bias",
+             cause=layers_cause(described["param_shapes"], want), todo="TODO 6")
     if list(described["state_dict_keys"]) != list(want) and sorted(described["state_dict_keys"]) != sorted(want):
         fail(f"{fused_where(target, '__init__', 'TODO 6')}: state_dict keys {described['state_dict_keys']},"
              f" expected {list(want)}")

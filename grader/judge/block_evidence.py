@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import torch
 
-from grader.judge.block_runs import HIDDEN, INTERMEDIATE, forward, layout_of, run
+from grader.judge.block_runs import HIDDEN, INTERMEDIATE, forward, layout_of, missing_cause, run  # noqa: F401
 from grader.judge.checks import Block, diagnosis, diagnosis_input, float32_close, is_close, named_mistake, random_weights
 from grader.judge.kernel_target import drawn
 
@@ -134,11 +134,6 @@ def extra_cause(block: Block, layout) -> str:
     either block (a cause id names the mistake, never the block or a value: pytest's summary and the
     feedback group by it)."""
     return "extra parameters"
-
-
-def missing_cause(missing: list[str]) -> str:
-    """The cause id of the interface's parameters a block lacks: its biases, or its layers."""
-    return "no biases" if all(name.endswith(".bias") for name in missing) else "missing layers"
 
 
 def parity_diagnosis(target, reference, block: Block, weights: dict, x: torch.Tensor, out: torch.Tensor,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import torch
 
 from grader.judge.checks import Block, error_diagnosis, fail, float32_close, random_weights
-from grader.judge.seam import Reference, error_fields, format_error
+from grader.judge.seam import LAYER_TESTS, Reference, error_fields, format_error
 
 HIDDEN, INTERMEDIATE = 8, 12  # different, so a transposed layer cannot go unnoticed
 CTOR = {"hidden_dim": HIDDEN, "intermediate_dim": INTERMEDIATE}
@@ -191,10 +191,35 @@ def probe(target, block: Block, probe_name: str, **kwargs) -> dict:
     return evidence
 
 
+def missing_cause(missing: list[str]) -> str:
+    """The cause id of the interface's parameters a block lacks: its biases, or its layers."""
+    return "no biases" if all(name.endswith(".bias") for name in missing) else "missing layers"
+
+
+def layers_cause(shapes: dict, want: dict) -> str:
+    """The cause id of layers that are not the interface's, from the block's own parameter shapes (its
+    ``describe_block``): the one id of the layer test and of every test whose weights could not be loaded
+    into them, so that one mistake of __init__ is one line; "" where the layers are the interface's."""
+    missing = [name for name in want if name not in shapes]
+    if missing:
+        return missing_cause(missing)
+    wrong = [name.split(".")[0] for name in want if list(shapes[name]) != list(want[name])]
+    if wrong:
+        return "layer shapes: " + ", ".join(dict.fromkeys(wrong))
+    return "extra parameters" if set(shapes) - set(want) else ""
+
+
 def fail_on_error(target, block: Block, error: dict) -> None:
     """Fail with the error the code under test raised, and the hint for it where one fits. A hint that names
     a mistake of __init__ comes first, with its cause (the same in every test it fails): it is what the
-    student acts on, and the error the forward raised only shows it."""
+    student acts on, and the error the forward raised only shows it. So does a fused block's load of the
+    test's weights refused by layers that are not the interface's: the layer test's cause."""
+    if block.name in LAYER_TESTS and error.get("stage") == f"{block.name}.load_state_dict" and not error.get("not_implemented"):
+        shapes = target.probe(block.exercise, "describe_block", cls_name=block.name, ctor=CTOR)["param_shapes"]
+        if cause := layers_cause(shapes, block.layer_shapes(HIDDEN, INTERMEDIATE)):
+            fail(f"{where(target, block, block.init_todo, '__init__')}: the layers are not the interface's, so the"
+                 f" test's weights cannot be loaded ({LAYER_TESTS[block.name]} says what differs)"
+                 f" [{format_error(error)}]", cause=cause, todo=block.init_todo)
     hint, cause = error_diagnosis(block, error)
     if cause:
         fail(f"{where(target, block, block.init_todo, '__init__')}: {hint} [{format_error(error)}]", cause=cause,

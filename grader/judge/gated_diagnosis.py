@@ -120,6 +120,14 @@ def kernel_mistakes(case: dict, activation: str) -> list[tuple[str, str, torch.T
     if activation in wrong_forms:
         other, hint = wrong_forms[activation]
         found.append(("wrong_gelu", hint, _epilogue(other, g + bg, v + bv)))
+    # An epilogue that applies one activation whatever ACTIVATION asks (SiLU, say): one cause on every
+    # activation it gets wrong, after the two GELUs' own.
+    for other in BY_NAME:
+        if other != activation and other != wrong_forms.get(activation, ("",))[0]:
+            found.append((ANOTHER_ACTIVATION, f"the output is {other}(x Wg^T + bg) * (x Wv^T + bv) where ACTIVATION"
+                          f" is {activation!r}: the epilogue applies {other} whatever the launch asks; apply"
+                          " _activation(gate, ACTIVATION), the activation the launch passes",
+                          _epilogue(other, g + bg, v + bv)))
     found += _overwritten(activation, x, wg, wv, bg, bv)
     named = [(cause, hint, out, NAMED_RTOL) for cause, hint, out in found]
     if case["x"].dtype == torch.float32:  # what a GPU's tl.dot computes without input_precision="ieee"
@@ -135,6 +143,7 @@ def kernel_mistakes(case: dict, activation: str) -> list[tuple[str, str, torch.T
     return named
 
 
+ANOTHER_ACTIVATION = "another activation applied"  # the epilogue ignores ACTIVATION
 OVERWRITTEN = "accumulator_overwritten"  # one cause for the gate's sum, the value's or both, in any dtype
 
 
