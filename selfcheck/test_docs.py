@@ -269,8 +269,9 @@ def test_the_points_tables_are_the_tests_markers():
     assert not wrong, "\n".join(wrong)
 
 
-def test_the_full_marks_quoted_are_the_tests_points():
-    """docs/exercises.md's full marks per task: the sum of the points the grader's plugin collects for it."""
+@pytest.mark.parametrize("doc", ["docs/exercises.md", "README.md"])
+def test_the_full_marks_quoted_are_the_tests_points(doc):
+    """The full marks per task quoted: the sum of the points the grader's plugin collects for it."""
     with tempfile.TemporaryDirectory() as tmp:  # one collection of every suite, by the grader's own plugin
         records = Path(tmp) / "collected.jsonl"
         run(["python", "-m", "pytest", "tests", "--collect-only", "-q", "-p", "grader.plugin", "--grader-results",
@@ -279,11 +280,11 @@ def test_the_full_marks_quoted_are_the_tests_points():
     collected: dict[str, int] = {}
     for record in (r for r in lines if r["kind"] == "collected"):
         collected[record["task"]] = collected.get(record["task"], 0) + record["points"]
-    text = (REPO / "docs" / "exercises.md").read_text()
+    text = (REPO / doc).read_text()
     line = next((line for line in text.split("\n\n") if "Full marks" in line), "")
-    quoted = {title: int(points) for title, points in re.findall(r"(\b[A-Z][\w ]*?) (\d+) points", line)}
+    quoted = {title: int(points) for title, points in re.findall(r"(\b[A-Z][\w ]*?) (\d+) points", line.split("Full marks")[1])}
     want = {task.title: collected[task.name] for task in TASKS}
-    assert quoted == want, f"docs/exercises.md quotes full marks {quoted}; the tests' points give {want}"
+    assert quoted == want, f"{doc} quotes full marks {quoted}; the tests' points give {want}"
 
 
 WORST_ROW = re.compile(r"^\|(?P<where>[^|]+)\| (?P<call>\d+) / (?P<budget>\d+) / (?P<start>\d+) s \| (?P<b>\d+) x (?P<tasks>\d+)"
