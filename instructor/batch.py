@@ -220,7 +220,8 @@ def finish(outputs: Outputs, skipped: list[tuple[str, str]], how: Reporting, fin
 
 def merge_shards(folder: Path, csv_path: Path, shards: list[Path], *, feedback: Path | None = None,
                  feedback_format: str = "md", canvas_assignment: str | None = None, group: Group | None = None,
-                 reporting: Reporting | None = None, options: dict[str, str] | None = None) -> int:
+                 reporting: Reporting | None = None, options: dict[str, str] | None = None,
+                 new_reporting: bool = False) -> int:
     """``--merge``: the shards' records gathered into ``csv_path``'s store, and its files written from them,
     as one batch of the whole class (or of ``group``) writes them. Every submission of the folder (of the
     group) must have a record in exactly one shard."""
@@ -230,7 +231,7 @@ def merge_shards(folder: Path, csv_path: Path, shards: list[Path], *, feedback: 
         if outputs.store.records() or csv_path.exists():
             raise GraderFailure(f"{csv_path} already exists, or its batch's records: --merge writes a new one")
         batch_options.check_merge({shard: Outputs.beside(shard).store.folder for shard in shards}, options,
-                                  outputs.store.folder)
+                                  outputs.store.folder, new_reporting)
         with tempfile.TemporaryDirectory(prefix="grader-intake-") as work:
             found = intake.scan(folder, Path(work), outputs.all())
         absent = select_group(found, group)
@@ -261,7 +262,7 @@ def _run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits:
                feedback_format: str = "md", bonus: BonusRule | None = None,
                canvas_assignment: str | None = None, shard: tuple[int, int] | None = None,
                group: Group | None = None, reporting: Reporting | None = None,
-               options: dict[str, str] | None = None) -> int:
+               options: dict[str, str] | None = None, new_reporting: bool = False) -> int:
     how = reporting or Reporting(canvas_assignment)
     only = [only] if isinstance(only, str) else only
     if not folder.is_dir() and not intake.is_class_zip(folder):
@@ -272,7 +273,7 @@ def _run_batch(folder: Path, csv_path: Path, *, jobs: int, resume: bool, limits:
     if (kept or csv_path.exists() and csv_path.stat().st_size) and not (resume or only):
         raise GraderFailure(f"{csv_path} already exists, or its batch's records in {store.folder}: pass --resume to"
                             " continue that batch, or remove both to start over")
-    batch_options.check_run(store.folder, options, "--resume" if resume else "--only" if only else "")
+    batch_options.check_run(store.folder, options, "--resume" if resume else "--only" if only else "", new_reporting)
     with tempfile.TemporaryDirectory(prefix="grader-intake-") as work:  # zips and loose files, unpacked
         found = intake.scan(folder, Path(work), outputs.all())
         absent = select_group(found, group)

@@ -84,6 +84,10 @@ def build_parser() -> Parser:
                        help="with --batch: grade only these students (one a line: the CSV's submission name, the"
                             " LMS's name or its id); only they get rows, gradebook cells and feedback, and a listed"
                             " student with no hand-in is named")
+    batch.add_argument("--new-reporting", action="store_true",
+                       help="with --resume, --only or --merge: write the files with this run's reporting options"
+                            " (--late-penalty, --due, --canvas-assignment, ...) where they differ from the batch's"
+                            " (a due date moved, a policy forgotten); without it such a run stops, naming them")
     batch.add_argument("--not-handed-in", choices=("zero", "blank"), default="zero",
                        help="with --batch: a student who handed in no file of the graded tasks gets 0 in the"
                             " gradebook files (zero, the default) or an empty cell and no feedback (blank)")
@@ -177,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
                   "--merge": args.merge, "--feedback": args.feedback, "--canvas-assignment": args.canvas_assignment,
                   "--students": args.students, "--not-handed-in": args.not_handed_in != "zero",
                   "--late-penalty": args.late_penalty, "--late-cap": args.late_cap, "--due": args.due,
-                  "--submitted": args.submitted}
+                  "--submitted": args.submitted, "--new-reporting": args.new_reporting}
     if not args.batch and any(batch_only.values()):
         raise GraderFailure(f"{', '.join(name for name, given in batch_only.items() if given)} go with --batch DIR")
     if args.platform_check and not (args.gradescope_bundle or args.prairielearn_grader or args.classroom50):
@@ -242,8 +246,9 @@ def run(args: argparse.Namespace) -> int:
             raise GraderFailure("--merge grades nothing: give it without --shard, --only and --resume")
         return merge_shards(args.batch, args.csv, args.merge, feedback=args.feedback,
                             feedback_format=args.feedback_format, group=group, reporting=how,
-                            options=batch_options.of(args))
+                            options=batch_options.of(args), new_reporting=args.new_reporting)
     return run_batch(args.batch, args.csv, jobs=args.jobs, resume=args.resume, limits=limits,
                      sandbox_mode=args.sandbox or "bwrap", tasks=tasks, seed=args.seed, only=args.only,
                      feedback=args.feedback, feedback_format=args.feedback_format, bonus=bonus,
-                     shard=parse_shard(args.shard), group=group, reporting=how, options=batch_options.of(args))
+                     shard=parse_shard(args.shard), group=group, reporting=how, options=batch_options.of(args),
+                     new_reporting=args.new_reporting)

@@ -35,7 +35,7 @@ from collections import Counter
 from pathlib import Path
 
 from grader.grading import GraderFailure
-from grader.probes.safe_text import html_text, printable
+from grader.probes.safe_text import html_text, markdown_cell, printable
 from instructor.batch_store import Record
 
 CANVAS_STUDENT = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -118,21 +118,27 @@ def canvas_feedback(records: list[Record], feedback: dict[str, str], extension: 
 def in_the_form_of(shown: str, text: str, extension: str) -> tuple[str, bytes]:
     """(the suffix, the bytes) of feedback ``text`` (Markdown or plain, ``extension``) that a student opens as
     the file Canvas names it, ``shown``: Python comments for a ``.py``, a notebook of one cell for a
-    ``.ipynb``, a zip holding the feedback for a ``.zip``, and the text itself for any other file."""
+    ``.ipynb``, a zip holding the feedback for a ``.zip``, and the text itself for any other file. The
+    student chose ``shown``: it never reaches the first two lines of the Python form (where an encoding
+    declaration would be read) and never renders as markup in the notebook."""
     suffix = Path(shown).suffix.lower()
-    heading = f"Feedback on your hand-in. It is shown under the name of your file {printable(shown)}; it is not that file."
+    heading = "Feedback on your hand-in: Canvas shows it under the name of the file you handed in"
     if suffix == ".py":
-        lines = [heading, "", *text.rstrip("\n").split("\n")]
+        # Comments, every line of them: any character that ends a line in Python (or elsewhere) starts
+        # a new comment line, so nothing the feedback quotes can become code.
+        lines = ["-*- coding: utf-8 -*-", f"{heading}; it is not that file.", f"(Your file: {printable(shown)})", "",
+                 *text.rstrip("\n").splitlines()]
         return suffix, "".join(f"# {line}".rstrip() + "\n" for line in lines).encode("utf-8")
     if suffix == ".ipynb":
+        named = markdown_cell(shown) if extension == "md" else printable(shown)
         cell = {"cell_type": "markdown" if extension == "md" else "raw", "metadata": {},
-                "source": f"{heading}\n\n{text}".splitlines(keepends=True)}
-        notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+                "source": f"{heading} ({named}); it is not that file.\n\n{text}".splitlines(keepends=True)}
+        notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 4}  # 4.4: cells need no id
         return suffix, (json.dumps(notebook, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
     if suffix == ".zip":
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             archive.writestr(zipfile.ZipInfo(f"feedback.{extension}", date_time=(1980, 1, 1, 0, 0, 0)),
-                             text.encode("utf-8"))
+                             text.encode("utf-8"), compress_type=zipfile.ZIP_DEFLATED)
         return suffix, buffer.getvalue()
     return f".{extension}", text.encode("utf-8")

@@ -107,11 +107,6 @@ class Student:
     canvas_names: list[str] = field(default_factory=list)  # its entries' names in Canvas's form
 
     @property
-    def canvas_attachment(self) -> tuple[str, str]:
-        """(the start of a name, the file it names) for the feedback Canvas takes back (canvas_attachment)."""
-        return canvas_attachment(self.canvas_names)
-
-    @property
     def source(self) -> str:
         """Its entries, as the messages show them."""
         return ", ".join(sorted(label for _, label, _ in self.entries))
@@ -129,21 +124,26 @@ def canvas_prefix(name: str) -> str:
 
 
 # Canvas shows a re-uploaded feedback file under the name of the student's file whose ids its name
-# carries: the feedback is written in the form of that file, so the exercise file is the one to take.
+# carries: the feedback is written in the form of that file, so an exercise file is the one to take.
 CANVAS_SHOWN_FIRST = (".py", ".ipynb", ".zip", ".md", ".txt")
 
 
-def canvas_attachment(names: list[str]) -> tuple[str, str]:
+def canvas_attachment(names: list[str], exercises: list[str] = ()) -> tuple[str, str]:
     """Of a student's entries' names in Canvas's form, the one the feedback file goes back under: (its
-    start, ``smithalice_12345_67890``; the file Canvas shows the feedback as, ``mlp_block.py``); a Python
-    file first, by ``CANVAS_SHOWN_FIRST``, then the first name; ("", "") for none."""
-    def rank(name: str) -> tuple[int, str]:
-        suffix = Path(name).suffix.lower()
-        return (CANVAS_SHOWN_FIRST.index(suffix) if suffix in CANVAS_SHOWN_FIRST else len(CANVAS_SHOWN_FIRST), name)
-    for name in sorted(names, key=rank):
-        if prefix := canvas_prefix(name):
-            return prefix, CANVAS.match(name)["given"] or ""
-    return "", ""
+    start, ``smithalice_12345_67890``; the file Canvas shows the feedback as, ``mlp_block.py``). An exercise
+    file (of ``exercises``, by stem) first, then by ``CANVAS_SHOWN_FIRST``, then the first upload (the
+    smallest file id); ("", "") for none."""
+    def rank(match: re.Match) -> tuple:
+        given = match["given"] or ""
+        suffix = Path(given).suffix.lower()
+        return (Path(given).stem not in exercises,
+                CANVAS_SHOWN_FIRST.index(suffix) if suffix in CANVAS_SHOWN_FIRST else len(CANVAS_SHOWN_FIRST),
+                int(match["file"]))
+    matches = [match for name in names if (match := CANVAS.match(name))]
+    if not matches:
+        return "", ""
+    best = min(matches, key=rank)
+    return best.string[:best.end("file")], best["given"] or ""
 
 
 def marked_late(name: str) -> bool:
@@ -251,13 +251,13 @@ def _settle(intake: Intake, student: Student, hand_in: HandIn, target: Path) -> 
         else:
             hand_in.add_zip(path, "" if whole else label, 0)
     note, why = hand_in.settle(target)
+    prefix, shown = canvas_attachment(student.canvas_names, hand_in.names)
     if why:
         intake.skip(student.source, why, (student.name, student.student_id))
     else:
         intake.submissions.append(Submission(student.source, target, student=student.name, student_id=student.student_id,
                                              lms=student.lms, note=printable(note), late=student.late,
-                                             lms_prefix=student.canvas_attachment[0],
-                                             lms_shown=student.canvas_attachment[1]))
+                                             lms_prefix=prefix, lms_shown=shown))
 
 
 def _name_all(intake: Intake) -> None:

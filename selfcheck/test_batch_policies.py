@@ -153,7 +153,7 @@ def test_items_leave_out_a_bonus_not_handed_in_and_headings_name_the_student(tmp
     assert outputs.page("David Cohen_3140206").read_text().startswith("# Feedback for David Cohen\n")
 
 
-def test_a_later_run_with_other_options_stops_before_grading_and_names_them(lms_batch, tmp_path):
+def test_a_later_run_with_other_options_stops_before_grading_and_names_them(lms_batch, tmp_path, capsys):
     """The batch keeps its first run's options: a regrade that forgot the late policy, or graded other tasks,
     would otherwise write a gradebook without the penalty, or rows graded otherwise than the class."""
     from instructor import batch_options
@@ -170,14 +170,26 @@ def test_a_later_run_with_other_options_stops_before_grading_and_names_them(lms_
     with pytest.raises(GraderFailure) as stopped:
         run_with(lms_batch, canvas_assignment=ASSIGNMENT, only=["carol"], options=options())
     said = str(stopped.value)
-    assert said.startswith("--only: this run's options are not the batch's") and lms_batch.graded == [], said
+    assert said.startswith("--only: this run's reporting options are not the batch's") and lms_batch.graded == [], said
+    assert said.endswith("or add --new-reporting to write every file with this run's"), said
     assert "--late-penalty 10%/day in the batch, (not given) in this run" in said, said
     assert "--due 2026-03-01T23:59 in the batch, (not given) in this run" in said and "--tasks" not in said, said
-    with pytest.raises(GraderFailure, match=r"--tasks \(not given\) in the batch, mlp in this run"):
+    with pytest.raises(GraderFailure, match=r"grading options .*--tasks \(not given\) in the batch, mlp in this run"):
         run_with(lms_batch, canvas_assignment=ASSIGNMENT, only=["carol"], options=options(*late, "--tasks", "mlp"))
+    with pytest.raises(GraderFailure, match=r"grading options"):  # grading options never change within a batch
+        run_with(lms_batch, canvas_assignment=ASSIGNMENT, only=["carol"], options=options(*late, "--tasks", "mlp"),
+                 new_reporting=True)
+    # Options kept as they mean: no --sandbox is a batch's bwrap, and tasks in any order are the same tasks.
+    assert options("--sandbox", "bwrap", "--tasks", "glu,mlp") == options("--tasks", "mlp, GLU")
     # The same options: the run goes on; the files they name may change between runs (a group grows).
     assert run_with(lms_batch, canvas_assignment=ASSIGNMENT, only=["carol"], options=options(*late)) == 0
     assert lms_batch.graded == ["carol"]
+    # A due date moved on purpose: --new-reporting writes the files with it, says so, and the batch keeps it.
+    moved = ("--late-penalty", "10%/day", "--due", "2026-03-02T23:59")
+    assert run_with(lms_batch, canvas_assignment=ASSIGNMENT, only=["carol"], options=options(*moved),
+                    new_reporting=True) == 0
+    assert "--due 2026-03-01T23:59 in the batch, 2026-03-02T23:59 in this run" in capsys.readouterr().err
+    assert batch_options.kept(Outputs.beside(lms_batch.csv).store.folder)["--due"] == "2026-03-02T23:59"
     # Every kept option is one the instructor's command line has.
     parsed = vars(build_parser().parse_args(["--batch", "x", "--csv", "y"]))
     assert all(dest in parsed for _, dest in batch_options.GRADING + batch_options.REPORTING)
@@ -190,10 +202,12 @@ def test_shards_graded_otherwise_are_not_merged(tmp_path):
     same = {"--tasks": "mlp", "--late-penalty": "10%/day"}
     batch_options.keep(one, same)
     batch_options.keep(two, {**same, "--tasks": "glu"})
-    with pytest.raises(GraderFailure, match=r"--merge: shards a.csv and b.csv .*--tasks mlp in a.csv, glu in b.csv"):
+    with pytest.raises(GraderFailure, match=r"--merge: shards a.csv and b.csv were not graded .*--tasks mlp in a.csv, glu in b"):
         batch_options.check_merge({"a.csv": one, "b.csv": two}, same, merged)
     batch_options.keep(two, same)
     with pytest.raises(GraderFailure, match=r"--late-penalty 10%/day in the shards, \(not given\) in this run"):
         batch_options.check_merge({"a.csv": one, "b.csv": two}, {"--tasks": "mlp"}, merged)
     batch_options.check_merge({"a.csv": one, "b.csv": two}, same, merged)
-    assert batch_options.kept(merged) == same
+    assert {flag: batch_options.kept(merged)[flag] for flag in same} == same
+    batch_options.check_merge({"a.csv": one, "b.csv": two}, {"--tasks": "mlp"}, merged, new_reporting=True)
+    assert batch_options.kept(merged)["--late-penalty"] == batch_options.NOT_GIVEN  # the merge's own, kept

@@ -278,10 +278,11 @@ def test_feedback_goes_back_through_each_lms(lms_batch):
     with zipfile.ZipFile(lms_batch.csv.parent / "grades_canvas_feedback.zip") as z:
         # Canvas shows each under the name of the student's file (mlp_block.py): a Python file of comments.
         assert sorted(z.namelist()) == ["joneseve_333_444_feedback.py", "smithbob_111_222_feedback.py"], z.namelist()
-        page = z.read("smithbob_111_222_feedback.py").decode()
-        assert page.startswith("# Feedback on your hand-in. It is shown under the name of your file mlp_block.py"), page
-        assert "\n# # Feedback for smithbob\n" in page, page
-        compile(page, "smithbob_111_222_feedback.py", "exec")  # opens as Python: nothing but comments
+        raw = z.read("smithbob_111_222_feedback.py")
+        page = raw.decode()
+        assert page.startswith("# -*- coding: utf-8 -*-\n# Feedback on your hand-in: Canvas shows it under the name"), page
+        assert "# (Your file: mlp_block.py)\n" in page and "\n# # Feedback for smithbob\n" in page, page
+        compile(raw, "smithbob_111_222_feedback.py", "exec")  # opens as Python, as bytes: nothing but comments
 
 
 def test_canvas_feedback_takes_the_form_of_the_file_canvas_shows_it_as():
@@ -292,9 +293,12 @@ def test_canvas_feedback_takes_the_form_of_the_file_canvas_shows_it_as():
     import zipfile
 
     from instructor.intake import canvas_attachment
-    names = ["doeann_5_71_hw3.zip", "doeann_5_72_notes.txt", "doeann_5_73_mlp_block.py"]
-    assert canvas_attachment(names) == ("doeann_5_73", "mlp_block.py")
-    assert canvas_attachment(names[:2]) == ("doeann_5_71", "hw3.zip")
+    names = ["doeann_5_71_hw3.zip", "doeann_5_72_notes.txt", "doeann_5_100_helper.py", "doeann_5_99_mlp_block.py"]
+    exercises = ["mlp_block", "mlp_cost"]
+    assert canvas_attachment(names, exercises) == ("doeann_5_99", "mlp_block.py")  # the exercise file first
+    assert canvas_attachment(names[:3], exercises) == ("doeann_5_100", "helper.py")  # then a Python file
+    assert canvas_attachment(names[:2], exercises) == ("doeann_5_71", "hw3.zip")
+    assert canvas_attachment(["doeann_5_100_a.txt", "doeann_5_99_b.txt"]) == ("doeann_5_99", "b.txt")  # file ids as numbers
     assert canvas_attachment(["notes.txt"]) == ("", "")
     text = "# Feedback for doeann\n\nScore: 3 of 10\n"
     shown = {name: Record("doeann", fake_grade("carol"), lms="canvas", lms_prefix="doeann_5_71", lms_shown=name)
@@ -305,6 +309,18 @@ def test_canvas_feedback_takes_the_form_of_the_file_canvas_shows_it_as():
     cell = json.loads(files["run.ipynb"]["doeann_5_71_feedback.ipynb"])["cells"][0]
     assert cell["cell_type"] == "markdown" and "".join(cell["source"]).endswith(text), cell
     assert files["notes.txt"] == {"doeann_5_71_feedback.md": text.encode()}
+    # A name the student chose: no encoding declaration read from it, no line of code, no markup.
+    hostile = {"coding=utf-7;x.py": "+AAo-print('PWNED')\rprint('PWNED')\x0bprint(1)",
+               "[grade](https://x) <img src=x>.ipynb": text}
+    for name, body in hostile.items():
+        record = Record("doeann", fake_grade("carol"), lms="canvas", lms_prefix="doeann_5_71", lms_shown=name)
+        (page,) = gradebooks.canvas_feedback([record], {"doeann": body}, "md").values()
+        if name.endswith(".py"):
+            code = compile(page, name, "exec")  # the bytes, as Python reads the file
+            assert not code.co_names, code.co_names  # nothing but comments: no name is ever looked up
+        else:
+            source = "".join(json.loads(page)["cells"][0]["source"])
+            assert "\\[grade\\](https://x) \\<img" in source, source  # shown as text: escaped, no link, no image
 
 
 def test_a_student_twice_is_left_out_of_the_gradebook(lms_batch):

@@ -145,9 +145,9 @@ def test_markdown_feedback_and_the_canvas_zip_show_it_as_text(batch):
         markdown(page.read_text(encoding="utf-8"), page.name)
     with zipfile.ZipFile(batch["outputs"].canvas_feedback) as zipped:
         assert zipped.namelist() == [f"{CANVAS[:-1]}_feedback.py"]  # shown as the student's mlp_block.py
-        page = zipped.read(zipped.namelist()[0]).decode("utf-8")
-        compile(page, "the Canvas feedback zip", "exec")  # comments alone, whatever the names held
-        markdown("\n".join(line[2:] for line in page.splitlines()[2:]), "the Canvas feedback zip")
+        raw = zipped.read(zipped.namelist()[0])
+        assert not compile(raw, "the Canvas feedback zip", "exec").co_names  # comments alone, whatever the names held
+        markdown("\n".join(line[2:] for line in raw.decode("utf-8").splitlines()[4:]), "the Canvas feedback zip")
 
 
 def test_plain_text_and_the_terminal_show_it_inert(batch):

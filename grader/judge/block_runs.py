@@ -215,11 +215,11 @@ def fail_on_error(target, block: Block, error: dict) -> None:
     student acts on, and the error the forward raised only shows it. So does a fused block's load of the
     test's weights refused by layers that are not the interface's: the layer test's cause."""
     if block.name in LAYER_TESTS and error.get("stage") == f"{block.name}.load_state_dict" and not error.get("not_implemented"):
-        shapes = target.probe(block.exercise, "describe_block", cls_name=block.name, ctor=CTOR)["param_shapes"]
-        if cause := layers_cause(shapes, block.layer_shapes(HIDDEN, INTERMEDIATE)):
+        described = target.evidence(block.exercise, "describe_block", cls_name=block.name, ctor=CTOR)
+        shapes = described.get("param_shapes") if "error" not in described else None
+        if shapes is not None and (cause := layers_cause(shapes, block.layer_shapes(HIDDEN, INTERMEDIATE))):
             fail(f"{where(target, block, block.init_todo, '__init__')}: the layers are not the interface's, so the"
-                 f" test's weights cannot be loaded ({LAYER_TESTS[block.name]} says what differs)"
-                 f" [{format_error(error)}]", cause=cause, todo=block.init_todo)
+                 f" test's weights cannot be loaded [{format_error(error)}]", cause=cause, todo=block.init_todo)
     hint, cause = error_diagnosis(block, error)
     if cause:
         fail(f"{where(target, block, block.init_todo, '__init__')}: {hint} [{format_error(error)}]", cause=cause,
