@@ -12,7 +12,7 @@ walks through them:
 
 Each step's outcome is checked: full marks for every correct hand-in and less for every mistake, the
 penalty arithmetic an instructor does by hand, who gets rows and feedback, what a regrade changes. The
-script prints each row and each check, and exits 1 if any check failed. Three to four minutes on a
+script prints each row and each check, and exits 1 if any check failed. Two to four minutes on a
 2-core machine.
 
     python benchmarks/whole_term.py [--out DIR]
@@ -113,7 +113,8 @@ def core_step(out: Path, checks: Checks) -> None:
     with zipfile.ZipFile(out / "core" / "grades_canvas_feedback.zip") as z:
         names = z.namelist()
         page = z.read(next(n for n in names if n.startswith("daveking_"))).decode()
-    checks.expect(page.startswith("# Feedback on your hand-in. It is shown under the name of your file mlp_block.py"),
+    checks.expect(page.startswith("# -*- coding: utf-8 -*-\n# Feedback on your hand-in: Canvas shows it under the name")
+                  and "# (Your file: mlp_block.py)\n" in page,
                   f"Canvas's feedback in the form of the file it is shown as ({len(names)} files)")
     checks.expect(not make_class.ESCAPE_MARKER.exists(), "nothing written outside the sandbox")
 
