@@ -246,8 +246,8 @@ def _settle(intake: Intake, student: Student, hand_in: HandIn, target: Path) -> 
     for path, label, given in student.entries:
         if given:  # by its own name, unless the student has two loose files of that name
             hand_in.add_file(path, given if givens[given] == 1 else label, 0)
-        elif path.is_dir():
-            hand_in.add_folder(path, "" if whole else label, 0)
+        elif path.is_dir():  # Moodle's folders, one per submission plugin, are its packaging, not the student's
+            hand_in.add_folder(path, "" if whole or student.lms == "moodle" else label, 0)
         else:
             hand_in.add_zip(path, "" if whole else label, 0)
     note, why = hand_in.settle(target)

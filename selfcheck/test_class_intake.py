@@ -109,7 +109,7 @@ GRADED = {
                              "not extracted: hw.zip/inner.zip (a zip inside a zip)"),
     f"Uma Vance_2001{MOODLE_FILES}/, Uma Vance_2001{MOODLE_TEXT}/": (
         "Uma Vance", "2001", "moodle", {"mlp_block.py": "reference", "mlp_cost.py": "cost stubs"},
-        f"not graded: Uma Vance_2001{MOODLE_TEXT}/onlinetext.html (only .py files are)"),
+        "not graded: onlinetext.html (only .py files are)"),  # Moodle's plugin folders are its packaging, unnamed
     f"Wen Xu_2002{MOODLE_FILES}/": ("Wen Xu", "2002", "moodle", {"mlp_block.py": "mistake"},
                                     "mlp_block.py found as hw3.zip/hw3/Mlp-Block.py (rename it mlp_block.py)"),
     f"Abe Cole_2004{MOODLE_FILES}/": ("Abe Cole", "2004", "moodle", {"mlp_block.py": "reference"},
