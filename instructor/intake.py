@@ -116,13 +116,6 @@ def is_class_zip(batch: Path) -> bool:
     return batch.is_file() and batch.suffix.lower() == ".zip"
 
 
-def canvas_prefix(name: str) -> str:
-    """The start Canvas gives every name of a student's download (``smithalice_12345_67890``), which its
-    re-upload of feedback files matches a file to the student by; "" for a name not in Canvas's form."""
-    match = CANVAS.match(name)
-    return name[:match.end("file")] if match else ""
-
-
 # Canvas shows a re-uploaded feedback file under the name of the student's file whose ids its name
 # carries: the feedback is written in the form of that file, so an exercise file is the one to take.
 CANVAS_SHOWN_FIRST = (".py", ".ipynb", ".zip", ".md", ".txt")

@@ -14,10 +14,10 @@ import math
 import pytest
 import torch
 
-from grader.judge.block_evidence import (extra_cause, forward_fails_past_its_layers, missing_cause, output_explained,
-                                        parity_diagnosis, structure_fault)
+from grader.judge.block_evidence import (extra_cause, forward_fails_past_its_layers, output_explained, parity_diagnosis,
+                                        structure_fault)
 from grader.judge.block_dropout import dropout_run
-from grader.judge.block_runs import CTOR, HIDDEN, INTERMEDIATE, P, forward_where, layout_of, probe, run, where
+from grader.judge.block_runs import CTOR, HIDDEN, INTERMEDIATE, P, forward_where, layout_of, missing_cause, probe, run, where
 from grader.judge.checks import (BLOCKS, Block, expect_close, expect_shape, fail, float32_close,
                           float32_hint, is_close)
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import torch
 
-from grader.judge.block_runs import HIDDEN, INTERMEDIATE, forward, layout_of, missing_cause, run  # noqa: F401
+from grader.judge.block_runs import HIDDEN, INTERMEDIATE, forward, layout_of, missing_cause, run
 from grader.judge.checks import Block, diagnosis, diagnosis_input, float32_close, is_close, named_mistake, random_weights
 from grader.judge.kernel_target import drawn
 

@@ -11,7 +11,7 @@ from typing import Sequence
 
 import torch
 
-from grader.judge.block_evidence import missing_cause
+from grader.judge.block_runs import missing_cause
 from grader.judge.block_runs import layout_of, run
 from grader.judge.checks import fail, is_close
 from grader.judge.kernel_target import drawn, session_verdict
