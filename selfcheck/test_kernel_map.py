@@ -46,6 +46,21 @@ def test_a_large_tensor_is_drawn_by_blocks_within_the_terminal():
     assert "one character: 5 x 17 elements" in text_map(counts)
 
 
+def test_a_few_elements_hidden_in_a_block_are_named_by_index():
+    # A column offset one late (cols + 1, masked) leaves only the first element unwritten: at 2 x 3 elements a
+    # character, one ':' among the '#'s, which does not say it is column 0. The line under the map does.
+    counts = torch.ones(37, 129, dtype=torch.int32)
+    counts[0, 0], counts[5, 7] = 0, 2
+    assert lines(counts)[0][0] == ":"
+    assert lines(counts)[-1] == "(never written: (row 0, column 0); written more than once: (row 5, column 7))"
+    flat = torch.ones(1, 3001, dtype=torch.int32)
+    flat[0, 0] = 0
+    assert lines(flat, verb="read")[-1] == "(never read: element 0)"
+    counts[:, 0] = 0  # a whole column: more than a few, and the map's left edge shows it
+    assert not lines(counts)[-1].startswith("(")
+    assert not lines(torch.zeros(3, 5, dtype=torch.int32))[-1].startswith("(")  # one character each: drawn
+
+
 def test_attempts_out_of_bounds_are_drawn_where_the_rows_would_go_on():
     counts = torch.zeros(3, 10, dtype=torch.int32)
     before = lines(counts, outside=torch.tensor([-1]))

@@ -175,7 +175,30 @@ def text_map(counts: torch.Tensor, verb: str = "wrote", outside: torch.Tensor | 
     legend = (f"# {verb} once, . never, 2 more than once, : a block partly so"
               + (", ! tried out of bounds" if outside is not None and outside.numel() else ""))
     per_address = f", per address: a broadcast view (stride 0), {shared} of its elements at each" if shared > 1 else ""
-    return "\n".join([f"what the kernel {verb}, {_scale(rows, cols)}{per_address}; {legend}:", *lines, *notes])
+    return "\n".join([f"what the kernel {verb}, {_scale(rows, cols)}{per_address}; {legend}:", *lines, *notes,
+                      *_few_elements(grid, verb)])
+
+
+FEW = 6  # elements listed by index below a map: where a block character (":") hides which ones they are
+
+
+def _few_elements(grid: torch.Tensor, verb: str) -> list[str]:
+    """A line naming the elements never touched (and, for stores, touched more than once) where they are
+    few and the map draws blocks: one ':' among '#'s does not say it is column 0 of row 0."""
+    rows, cols = grid.shape
+    if _blocks(rows, cols) == (1, 1):
+        return []  # one character per element: the map itself shows each
+    participle = "written" if verb == "wrote" else "read"
+    said = []
+    for what, where in ((f"never {participle}", grid == 0),
+                        (f"{participle} more than once", grid > 1 if verb == "wrote" else None)):
+        if where is None or not bool(where.any()):
+            continue
+        places = where.nonzero().tolist()
+        if len(places) > FEW:
+            return []
+        said.append(f"{what}: " + ", ".join(f"element {c}" if rows == 1 else f"(row {r}, column {c})" for r, c in places))
+    return [f"({'; '.join(said)})"] if said else []
 
 
 def drawn(arg: str, record: dict, access: str) -> str:
