@@ -10,6 +10,9 @@
 #
 #   benchmarks/on_gpu.sh OUTDIR [SECONDS_FOR_THE_POOLS]
 set -uo pipefail
+case "${1:-}" in
+  -h|--help) echo "usage: benchmarks/on_gpu.sh OUTDIR [SECONDS_FOR_THE_POOLS]"; sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0;;
+esac
 out=${1:?usage: benchmarks/on_gpu.sh OUTDIR [SECONDS_FOR_THE_POOLS]}
 pool_seconds=${2:-240}
 mkdir -p "$out"

@@ -105,7 +105,11 @@ def run_problems(ipynb: Path) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    notebooks = [Path(arg) for arg in argv] or sorted(HERE.glob("*.ipynb"))
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python notebooks/check_twin.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("notebooks", nargs="*", type=Path, help="the .ipynb files (default: every one here)")
+    notebooks = parser.parse_args(argv).notebooks or sorted(HERE.glob("*.ipynb"))
     if not notebooks:
         print(f"no notebooks found in {shown(HERE)}", file=sys.stderr)
         return 1

@@ -219,6 +219,11 @@ def make_reference(mode: str, seed: int) -> Reference:
 
 
 if __name__ == "__main__":
+    import argparse
+
+    argparse.ArgumentParser(prog=REGENERATE, description="Record the reference's answers into"
+                            f" {SNAPSHOT.relative_to(REPO)}: every graded suite run on the reference, --seed"
+                            f" {SNAPSHOT_SEED}.").parse_args()
     code = record()
     print(f"wrote {SNAPSHOT.relative_to(REPO)}" if code == 0 else f"recording failed (pytest exit {code})")
     raise SystemExit(code)
