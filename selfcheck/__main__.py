@@ -23,6 +23,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from grader.paths import REPO
+from grader.tasks import TASK_NAMES
 from selfcheck.sample import FULL_ENV
 
 # Three lanes run side by side, each its steps in order. Every lane's steps wait part of the time (sandbox
@@ -47,17 +48,33 @@ STEPS = [
     ("grader", "self-checks of the grader: reports, budgets, autograders, intake", GRADER_CHECKS, 2),
     ("delivery", "self-checks of the student release", DELIVERY_CHECKS, 2),
 ]
+
+
+def task_steps(task: str) -> list[tuple[str, str, list[str], int]]:
+    """The steps of ``--task NAME``: what a change to one task needs checked, in a few minutes. The self-checks
+    of a task are those carrying its marker (a module's ``pytestmark``, a parameter's ``marks``), graded in full."""
+    return [
+        ("suite", f"{task}'s suites on the reference", ["tests", "-m", task, "--target", "reference"], 0),
+        ("recorded", f"{task}'s suites on the reference's recorded answers (the student release's)",
+         ["tests", "-m", task, "--target", "reference", "--reference", "snapshot"], 0),
+        ("docs", "the documents and the stubs", ["selfcheck/test_docs.py", "selfcheck/test_stubs.py"], 0),
+        ("checks", f"the self-checks of {task}: its variants, panels, margins", ["selfcheck", "-m", task], 1),
+    ]
+
+
 # One torch thread per process: the lanes, and the processes each starts side by side, already keep
 # every core busy. A second thread only fights them: where a parallel operation's threads wait for each
 # other while one of them is off its core, the self-checks' own PyTorch arithmetic (the 16-bit margins)
 # took 34 s beside the other lane instead of 1.7 s alone. Every process a step starts inherits it.
 ONE_THREAD = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-USAGE = f"""usage: python -m selfcheck [--list] [--full] [--step NAME ...] [PYTEST OPTIONS]
+USAGE = f"""usage: python -m selfcheck [--list] [--full] [--step NAME ...] [--task NAME] [PYTEST OPTIONS]
 
 The maintainer command: every step below, in three lanes side by side; exit 0 when all pass.
   --list        the steps, and the pytest command each runs
   --full        grade every Triton variant and policy panel in full, not this commit's share (selfcheck/sample.py)
   --step NAME   run only this step (repeat for several): {', '.join(name for name, *_ in STEPS)}
+  --task NAME   check one task instead, in a few minutes: its suites on the reference and on its recorded
+                answers, its self-checks in full, the documents and stubs (one of {', '.join(TASK_NAMES)})
 Any other option goes to every step's pytest (e.g. --durations=20, -x)."""
 
 
@@ -83,10 +100,10 @@ def run_step(title: str, args: list[str], argv: list[str]) -> tuple[int, tuple[i
         return proc.returncode, count(report) if report.exists() else (0, 0, 0), seconds, proc.stdout
 
 
-def parse(argv: list[str]) -> tuple[list[str], list[str]] | None:
+def parse(argv: list[str]) -> tuple[list[tuple], list[str]] | None:
     """(the steps to run, the options for pytest); None where this command has answered itself (--help, --list)."""
     names = [name for name, *_ in STEPS]
-    chosen, rest, args = [], [], list(argv)
+    chosen, rest, args, steps = [], [], list(argv), STEPS
     while args:
         arg = args.pop(0)
         if arg in ("-h", "--help"):
@@ -99,6 +116,13 @@ def parse(argv: list[str]) -> tuple[list[str], list[str]] | None:
         if arg == "--full":
             ONE_THREAD[FULL_ENV] = "1"
             continue
+        if arg == "--task" or arg.startswith("--task="):
+            task = arg.partition("=")[2] or (args.pop(0) if args else "")
+            if task not in TASK_NAMES:
+                raise SystemExit(f"--task {task!r}: the tasks are {', '.join(TASK_NAMES)}")
+            steps = task_steps(task)
+            ONE_THREAD[FULL_ENV] = "1"  # one task's variants and panels, every one of them
+            continue
         if arg == "--step" or arg.startswith("--step="):
             name = arg.partition("=")[2] or (args.pop(0) if args else "")
             if name not in names:
@@ -106,22 +130,24 @@ def parse(argv: list[str]) -> tuple[list[str], list[str]] | None:
             chosen.append(name)
         else:
             rest.append(arg)
-    return chosen or names, rest
+    if chosen and steps is not STEPS:
+        raise SystemExit("--step and --task: give one (a task's steps are its own)")
+    return [step for step in steps if not chosen or step[0] in chosen], rest
 
 
 def main(argv: list[str]) -> int:
     parsed = parse(argv)
     if parsed is None:
         return 0
-    chosen, argv = parsed
+    steps, argv = parsed
     totals = [0, 0, 0]
     broken = []
     lock = threading.Lock()
     started = time.perf_counter()
 
     def lane(number: int) -> None:
-        for name, title, args, in_lane in STEPS:
-            if in_lane != number or name not in chosen:
+        for _, title, args, in_lane in steps:
+            if in_lane != number:
                 continue
             code, (passed, failed, skipped), seconds, output = run_step(title, args, argv)
             with lock:  # a step's output is printed whole when it ends, never interleaved with another's
@@ -135,7 +161,7 @@ def main(argv: list[str]) -> int:
                 for i, n in enumerate((passed, failed, skipped)):
                     totals[i] += n
 
-    lanes = [threading.Thread(target=lane, args=(n,)) for n in sorted({step[3] for step in STEPS})]
+    lanes = [threading.Thread(target=lane, args=(n,)) for n in sorted({step[3] for step in steps})]
     for thread in lanes:
         thread.start()
     for thread in lanes:

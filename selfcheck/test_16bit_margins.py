@@ -10,11 +10,15 @@ element's error over its budget (``tolerance``) and the mean error over what the
 
 from __future__ import annotations
 
+import pytest
+
 import torch
 
 from grader.judge.checks import ulp
 from grader.judge.swiglu_support import (EAGER_MEAN_SLACK, GATE_SCALE, HALF_SHAPE, backward_formula, draw,
                                       eager_backward, eager_forward, forward_formula, mean_ulps, tolerance)
+
+pytestmark = [pytest.mark.swiglu]  # python -m selfcheck --task: the tasks this checks
 
 SEEDS = 50
 MARGIN = 0.05  # both kinds must stay this far from the bound

@@ -15,6 +15,8 @@ from selfcheck.compare_snapshot import TEMP_FOLDER
 from selfcheck.harness import expected_failures, parallel, run_variant
 from selfcheck.variant_checks import FAST, WORKERS, VariantChecks
 
+pytestmark = [pytest.mark.cost]  # python -m selfcheck --task: the tasks this checks
+
 FUNCTION = re.compile(r"\b(mlp|glu)_(param_count|forward_flops|backward_flops|intermediate_dim)\(.*\) \(TODO \d ")
 
 

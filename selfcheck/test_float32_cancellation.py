@@ -11,10 +11,14 @@ room to spare.
 
 from __future__ import annotations
 
+import pytest
+
 import torch
 
 from grader.judge.checks import rounding_errors
 from grader.judge.swiglu_support import backward_formula, backward_scales, tolerance
+
+pytestmark = [pytest.mark.swiglu]  # python -m selfcheck --task: the tasks this checks
 
 ROOM = 2.0  # a right formula's error stays within half the budget
 

@@ -9,10 +9,14 @@ the kernel's mean absolute error over eager's; below 1 passes.
 
 from __future__ import annotations
 
+import pytest
+
 import torch
 import torch.nn.functional as F
 
 from grader.judge.gated_support import WIDE_HIDDEN, formula, inputs
+
+pytestmark = [pytest.mark.gated]  # python -m selfcheck --task: the tasks this checks
 
 SEEDS = 30
 TILE = 16  # the reference's BLOCK_K

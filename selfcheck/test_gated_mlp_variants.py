@@ -18,6 +18,8 @@ from grader.tasks import TASKS
 from selfcheck.grading_policy import PANEL
 from selfcheck.variant_checks import VariantChecks
 
+pytestmark = [pytest.mark.gated]  # python -m selfcheck --task: the tasks this checks
+
 GATED_SUITES = next(task.suites for task in TASKS if task.name == "gated")
 
 pytest.importorskip("triton", reason="Triton is not installed (Linux only): the fused gated-MLP suite skips too")

@@ -22,6 +22,8 @@ import json
 from grader import probes
 import torch, triton, triton.language as tl
 
+pytestmark = [pytest.mark.swiglu, pytest.mark.gated]  # python -m selfcheck --task: the tasks this checks
+
 probes.guard_triton()  # the suite's interpreter
 
 

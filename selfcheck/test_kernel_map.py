@@ -15,6 +15,8 @@ from grader.kernels.maps import HEIGHT, WIDTH, text_map
 from grader.paths import KERNEL_MAPS_ENV, REPO
 from grader.probes.triton_map import MemoryMap
 
+pytestmark = [pytest.mark.swiglu, pytest.mark.gated]  # python -m selfcheck --task: the tasks this checks
+
 
 @pytest.fixture(autouse=True)
 def no_pictures(monkeypatch):

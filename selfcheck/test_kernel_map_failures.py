@@ -15,6 +15,8 @@ from grader.paths import KERNEL_MAPS_ENV, REPO, reference_file
 from selfcheck.harness import VARIANTS, materialize, run_variant
 from selfcheck.variant_checks import FAST
 
+pytestmark = [pytest.mark.swiglu, pytest.mark.gated]  # python -m selfcheck --task: the tasks this checks
+
 
 def drawn_map(detail: str, title: str) -> list[str]:
     """The lines of the map whose header starts with ``title``, up to the next non-map line."""

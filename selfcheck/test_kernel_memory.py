@@ -15,6 +15,8 @@ import pytest
 
 from grader.paths import REPO
 
+pytestmark = [pytest.mark.swiglu, pytest.mark.gated]  # python -m selfcheck --task: the tasks this checks
+
 pytest.importorskip("triton", reason="Triton installs on Linux only")
 
 SCRIPT = textwrap.dedent('''

@@ -17,6 +17,8 @@ from grader.kernels.source import GATED, SWIGLU, assemble  # noqa: E402
 from grader.kernels.writing import AssemblyError  # noqa: E402
 from selfcheck.harness import REPO  # noqa: E402
 
+pytestmark = [pytest.mark.swiglu, pytest.mark.gated]  # python -m selfcheck --task: the tasks this checks
+
 REFERENCE = reference_file("triton_swiglu").read_text()
 FORWARD_BODY = "    out = gate * tl.sigmoid(gate) * value  # silu(gate) * value\n"
 

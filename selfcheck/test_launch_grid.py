@@ -12,6 +12,8 @@ pytest.importorskip("triton", reason="Triton is not installed (Linux only)")
 
 from grader.judge.gated_launch import launch_grid, MAX_PROGRAMS  # noqa: E402
 
+pytestmark = [pytest.mark.swiglu, pytest.mark.gated]  # python -m selfcheck --task: the tasks this checks
+
 
 @pytest.mark.parametrize("grid", [[3], [2, 5], (1, 1, 1), [MAX_PROGRAMS], [32, 32]])
 def test_a_plain_grid_is_taken(grid):

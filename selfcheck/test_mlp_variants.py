@@ -7,11 +7,15 @@ runs grade exactly like a fresh interpreter.
 
 from __future__ import annotations
 
+import pytest
+
 import re
 
 from selfcheck.compare_snapshot import differences
 from selfcheck.harness import VARIANTS, expected_failures, run_variant
 from selfcheck.variant_checks import FAST, VariantChecks
+
+pytestmark = [pytest.mark.mlp, pytest.mark.glu]  # python -m selfcheck --task: the tasks this checks
 
 SUITE = "test_mlp.py"
 

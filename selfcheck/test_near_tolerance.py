@@ -10,6 +10,8 @@ right block, is taken on the data of 2,000 seeds each, in process (the whole sui
 
 from __future__ import annotations
 
+import pytest
+
 import torch
 import torch.nn.functional as F
 
@@ -18,6 +20,8 @@ from grader.judge.block_runs import HIDDEN, INTERMEDIATE
 from grader.judge.checks import BLOCKS, diagnosis_input, random_weights
 from grader.judge.seam import Reference
 from grader.judge.snapshot import LiveReference
+
+pytestmark = [pytest.mark.mlp, pytest.mark.glu]  # python -m selfcheck --task: the tasks this checks
 
 SEEDS = range(2000)
 REFERENCE = Reference(LiveReference())

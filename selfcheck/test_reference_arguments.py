@@ -11,6 +11,8 @@ from torch import nn
 from grader.probes import load_module
 from grader.judge.seam import exercise_file
 
+pytestmark = [pytest.mark.mlp, pytest.mark.glu, pytest.mark.cost]  # python -m selfcheck --task: the tasks this checks
+
 reference = load_module(str(exercise_file("reference", "mlp_block")), "_selfcheck_reference_mlp_block")
 
 BAD = [

@@ -78,6 +78,8 @@ def verdicts() -> dict:
     return under_seeds("test_mlp.py", SEEDS)
 
 
+@pytest.mark.mlp
+@pytest.mark.glu
 @pytest.mark.parametrize("name", NAMES)
 def test_one_verdict_per_mistake_whatever_the_seed(verdicts, name):
     seen = {}
@@ -90,6 +92,8 @@ def test_one_verdict_per_mistake_whatever_the_seed(verdicts, name):
     assert next(iter(seen)), f"{name} fails no test"
 
 
+@pytest.mark.mlp
+@pytest.mark.glu
 @pytest.mark.parametrize("name", NAMES)
 def test_points_lost_as_the_policy_table_says(verdicts, name):
     lost_as_written("test_mlp.py", verdicts, name, SEEDS)
@@ -112,6 +116,7 @@ def gated_verdicts() -> dict:
     return under_seeds("test_triton_gated_mlp.py", GATED_SEEDS, GATED_NAMES)
 
 
+@pytest.mark.gated
 @pytest.mark.parametrize("name", GATED_NAMES)
 def test_gated_points_the_same_under_every_seed_and_as_the_table_says(gated_verdicts, name):
     lost_as_written("test_triton_gated_mlp.py", gated_verdicts, name, GATED_SEEDS)
@@ -126,11 +131,13 @@ def swiglu_verdicts() -> dict:
     return under_seeds("test_triton_swiglu.py", [0], SWIGLU_NAMES)  # the variant pool's own runs, for the table
 
 
+@pytest.mark.swiglu
 @pytest.mark.parametrize("name", SWIGLU_NAMES)
 def test_swiglu_points_as_the_table_says(swiglu_verdicts, name):
     lost_as_written("test_triton_swiglu.py", swiglu_verdicts, name, [0])
 
 
+@pytest.mark.cost
 def test_cost_panel_loses_what_the_policy_table_says():
     measured, written = grade_panel("test_cost.py"), written_rows("test_cost.py")
     differ = {name: (lost, written.get(name)) for name, lost in measured.items() if written.get(name) != lost}

@@ -15,6 +15,8 @@ from grader.tasks import TASKS
 from selfcheck.grading_policy import SWIGLU_PANEL
 from selfcheck.variant_checks import VariantChecks
 
+pytestmark = [pytest.mark.swiglu]  # python -m selfcheck --task: the tasks this checks
+
 SWIGLU_SUITES = next(task.suites for task in TASKS if task.name == "swiglu")
 
 pytest.importorskip("triton", reason="Triton is not installed (Linux only): the fused SwiGLU suite skips too")
