@@ -107,7 +107,7 @@ def test_pytest_commands_collect_tests(text: str, tmp_path: Path):
 def test_options_named_in_the_text_exist_with_their_values():
     grader, instructor = grader_cli.build_parser(), instructor_cli.build_parser()
     known = option_strings(grader) | option_strings(instructor) | literal_options(REPO / "tests" / "conftest.py") | PIP_OWN
-    for script in [*REPO.glob("benchmarks/*.py"), REPO / "selfcheck" / "grading_policy.py"]:
+    for script in [*REPO.glob("benchmarks/*.py"), REPO / "selfcheck" / "grading_policy.py", REPO / "selfcheck" / "__main__.py"]:
         known |= literal_options(script)
     wrong = []
     for doc in DOCS:
