@@ -256,7 +256,7 @@ def grade(submission: Path, *, display: str | None = None, seed: int | None = No
 
 # What each kind of line in the results file must hold (grader/plugin.py writes them).
 RECORD_FIELDS = {
-    "collected": {"nodeid": str, "task": (str, type(None)), "points": int},
+    "collected": {"nodeid": str, "task": (str, type(None)), "points": (int, float)},  # grader/points.py
     "result": {"nodeid": str, "status": str, "message": str, "detail": str, "grader_error": bool,
                "sandbox_required": bool, "fields": dict},
     "collect_error": {"nodeid": str, "message": str},

@@ -25,6 +25,7 @@ import os
 
 import pytest
 
+from grader import points
 from grader.backend import StartedChildren
 from grader.results import FIELDS
 from grader.probes.safe_text import shorten
@@ -85,9 +86,12 @@ class Recorder:
         tasks = TASK_NAMES
         for item in session.items:
             task = next((m.name for m in item.iter_markers() if m.name in tasks), None)
-            points = item.get_closest_marker("points")
-            self.write({"kind": "collected", "nodeid": item.nodeid, "task": task,
-                        "points": points.args[0] if points and points.args else 0})
+            marker = item.get_closest_marker(points.MARKER)
+            try:  # the suites' conftest refuses a graded test whose points cannot be read: 0 is a test not graded
+                worth = points.worth(marker.args, marker.kwargs, task) if marker and task else 0
+            except points.PointsError:
+                worth = 0
+            self.write({"kind": "collected", "nodeid": item.nodeid, "task": task, "points": worth})
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:

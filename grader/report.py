@@ -93,7 +93,7 @@ def as_json(grade: Grade) -> dict:
         bonus = task in grade.bonus
         tasks.append({"task": task, "title": task_title(task), "tests": len(tests),
                       "passed": sum(t.status == "passed" for t in tests),
-                      "points": sum(t.points for t in tests), "max_points": sum(t.max_points for t in tests),
+                      "points": rounded(sum(t.points for t in tests)), "max_points": rounded(sum(t.max_points for t in tests)),
                       "bonus": bonus, "bonus_points": grade.task_bonus(task) if bonus else None,
                       "bonus_max": grade.bonus_worth(task) if bonus else None,
                       "first_failure": None if first is None else {"name": first.name,
@@ -181,8 +181,9 @@ def junit(grade: Grade) -> ET.ElementTree:
                               failures=str(sum(t.status == "failed" for t in tests)),
                               skipped=str(sum(t.status == "skipped" for t in tests)))
         props = ET.SubElement(suite, "properties")
-        ET.SubElement(props, "property", name="points", value=str(sum(t.points for t in tests)))
-        ET.SubElement(props, "property", name="max_points", value=str(sum(t.max_points for t in tests)))
+        earned, possible = grade.task_points(task)
+        ET.SubElement(props, "property", name="points", value=str(earned))
+        ET.SubElement(props, "property", name="max_points", value=str(possible))
         for t in tests:
             case = ET.SubElement(suite, "testcase", classname=task_title(task), name=t.name)
             if t.status == "failed":

@@ -54,8 +54,8 @@ FIELDS = tuple(f.name for f in fields(Fields))  # the structured fields of a res
 class TestResult:
     name: str        # the test id without the tests/ folder, e.g. test_mlp.py::test_gradients[GLU]
     task: str
-    points: int      # earned
-    max_points: int
+    points: int | float      # earned (grader/points.py: to a hundredth)
+    max_points: int | float
     status: str      # passed | failed | skipped
     message: str = ""  # for people: one line, as the student's pytest printed it
     detail: str = ""
@@ -110,17 +110,17 @@ class Grade:
 
     @property
     def core_score(self) -> int:
-        return sum(t.points for t in self.tests if t.task not in self.bonus)
+        return rounded(sum(t.points for t in self.tests if t.task not in self.bonus))
 
     @property
     def max_score(self) -> int:
         """The points of every task graded, bonus tasks left out: a bonus raises the score only."""
-        return sum(t.max_points for t in self.tests if t.task not in self.bonus)
+        return rounded(sum(t.max_points for t in self.tests if t.task not in self.bonus))
 
-    def task_points(self, task: str) -> tuple[int, int]:
-        """(points earned, points possible) of ``task``'s tests."""
+    def task_points(self, task: str) -> tuple[int | float, int | float]:
+        """(points earned, points possible) of ``task``'s tests (to a hundredth: tests may be worth 0.5)."""
         tests = self.task_tests(task)
-        return sum(t.points for t in tests), sum(t.max_points for t in tests)
+        return rounded(sum(t.points for t in tests)), rounded(sum(t.max_points for t in tests))
 
     def bonus_worth(self, task: str) -> int | float:
         """What a bonus task's full marks are worth in bonus points."""

@@ -30,6 +30,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import points
 from grader.cli import bonus_option
 from grader.grading import GraderFailure, overall_timeout
 from grader.paths import REFERENCE, REPO, reference_present
@@ -248,6 +249,13 @@ def make_classroom50(folder: Path, tasks: list[str] | None, bonus: BonusRule | N
                             " give a new or empty folder")
     if folder.exists() and not folder.is_dir():
         raise GraderFailure(f"{folder} is a file; give a folder")
+    fractional = [f"{suite}::{name} ({value} in {task.name})" for task in TASKS if task.name in (tasks or TASK_NAMES)
+                  for suite in task.suites for name, value in points.declared(REPO / "tests" / suite, task.name).items()
+                  if not points.whole(value)]
+    if fractional:
+        raise GraderFailure("Classroom 50 scores each test in whole points, and these tests are worth a fraction"
+                            f" (grader/points.py): {', '.join(fractional)}; give them whole points, or grade on"
+                            " Gradescope or PrairieLearn, which take fractions")
     files = grading_files(PLATFORM_CHECK_INCLUDE if check else CLASSROOM50_INCLUDE)
     text = classroom50_script(tasks, bonus, check)
     for made in ("grader", "instructor", "tests", "solution"):  # what an earlier run wrote: nothing stale stays

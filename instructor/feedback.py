@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from grader.results import Grade, TestResult, after_a_hang, shown, task_title, waits_for_another
+from grader.results import Grade, TestResult, after_a_hang, rounded, shown, task_title, waits_for_another
 from grader.probes.safe_text import markdown_cell, printable, shorten
 
 FORMATS = ("md", "txt")
@@ -33,7 +33,7 @@ class Cause:
 
     @property
     def points(self) -> int:
-        return sum(t.max_points for t in self.tests)
+        return rounded(sum(t.max_points for t in self.tests))
 
 
 def causes(failing: list[TestResult]) -> tuple[list[Cause], list[TestResult]]:
@@ -134,7 +134,7 @@ def feedback(name: str, grade: Grade, fmt: str = "md", late: bool = False, hand_
             count = f"{len(cause.tests)} test{'s' * (len(cause.tests) != 1)}, {cause.points} point{'s' * (cause.points != 1)}"
             lines.append(f"{bullet}{lead}{w.quoted(cause.message)} ({count}: {w.names(cause.tests)})")
         if waiting:
-            waiting_points = sum(t.max_points for t in waiting)
+            waiting_points = rounded(sum(t.max_points for t in waiting))
             many = len(waiting) != 1
             lines.append(f"{bullet}{len(waiting)} more test{'s' * many} ({waiting_points} point{'s' * (waiting_points != 1)})"
                          f" count{'' if many else 's'} once the output is right: {w.names(waiting)}")

@@ -12,7 +12,6 @@ line, and what the code says instead.
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import re
@@ -25,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from grader import cli as grader_cli
+from grader import points
 from grader import report, results
 from grader.grading import overall_timeout
 from grader.paths import EXERCISES, REPO
@@ -252,20 +252,14 @@ def test_test_counts_quoted_are_the_suites(collected):
     assert not wrong, "\n".join(wrong)
 
 
-def declared_points() -> dict[str, dict[str, int]]:
-    """Task -> test function -> its ``@pytest.mark.points``, read from the suites' source (not run)."""
-    points: dict[str, dict[str, int]] = {}
-    for task in TASKS:
-        for suite in task.suites:
-            for node in ast.walk(ast.parse((REPO / "tests" / suite).read_text())):
-                for marker in getattr(node, "decorator_list", []):
-                    if (isinstance(marker, ast.Call) and ast.unparse(marker.func) == "pytest.mark.points"
-                            and node.name.startswith("test_")):
-                        points.setdefault(task.name, {})[node.name] = marker.args[0].value
-    return points
+def declared_points() -> dict[str, dict[str, int | float]]:
+    """Task -> test function -> its points, read from the suites' source by the grader's one reader (not run)."""
+    return {task.name: {name: value for suite in task.suites
+                        for name, value in points.declared(REPO / "tests" / suite, task.name).items()}
+            for task in TASKS}
 
 
-POINTS_ROW = re.compile(r"^\| (?P<tests>`test_[^|]+)\| (?P<points>\d+)(?: each)? \|")
+POINTS_ROW = re.compile(r"^\| (?P<tests>`test_[^|]+)\| (?P<points>\d+(?:\.\d+)?)(?: each)? \|")
 
 
 def test_the_points_tables_are_the_tests_markers():
@@ -276,7 +270,7 @@ def test_the_points_tables_are_the_tests_markers():
             tables.append([])
         elif row := POINTS_ROW.match(line):
             names = [re.sub(r"\[.*", "", name) for name in re.findall(r"`(test_[^`]+)`", row["tests"])]
-            tables[-1].append((number, int(row["points"]), names))
+            tables[-1].append((number, float(row["points"]), names))
     for table in filter(None, tables):
         # the task whose suites hold every test the table names (test_forward_float32 is in two)
         matches = lambda name, test: re.fullmatch(re.escape(name).replace(r"\*", ".*"), test)  # noqa: E731
@@ -284,10 +278,10 @@ def test_the_points_tables_are_the_tests_markers():
                      if all(any(matches(name, test) for test in tests) for _, _, names in table for name in names)),
                     None)
         assert task, f"docs/exercises.md:{table[0][0]}: a points table naming tests no task's suites hold"
-        for number, points, names in table:
-            wrong += [f"docs/exercises.md:{number}: {test} is worth {points} there; its marker says {worth}"
+        for number, quoted, names in table:
+            wrong += [f"docs/exercises.md:{number}: {test} is worth {quoted:g} there; its marker says {worth}"
                       for name in names for test, worth in declared[task].items()
-                      if matches(name, test) and worth != points]
+                      if matches(name, test) and worth != quoted]
     assert not wrong, "\n".join(wrong)
 
 

@@ -6,7 +6,7 @@
   data on every run, and the grader can draw fresh data with another seed.
 * ``kernels``: for a Triton exercise's tests, the student's kernels alone under the given launch code, in
   a process of their own (``grader/judge/kernel_target.py``), one per exercise and session.
-* Every graded test must carry one task marker and ``points(n)`` with n > 0: a test worth nothing,
+* Every graded test must carry one task marker and points ``grader/points.py`` reads: a test worth nothing,
   or points a grader cannot find, is a collection error rather than a silent gap.
 """
 
@@ -25,6 +25,7 @@ from grader.probes.safe_text import shorten
 from grader.results import Kind
 from grader.judge.checks import verdict_fields
 from grader.judge.kernel_target import drawn
+from grader import points
 from grader.tasks import TASK_NAMES as TASKS
 from grader.tasks import TASKS as TASK_LIST
 from grader.tasks import register_markers
@@ -66,11 +67,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     problems = []
     for item in items:
         tasks = [m.name for m in item.iter_markers() if m.name in TASKS]
-        points = item.get_closest_marker("points")
         if len(tasks) != 1:
             problems.append(f"{item.nodeid}: needs exactly one task marker of {TASKS}, has {tasks}")
-        if points is None or not points.args or not isinstance(points.args[0], int) or points.args[0] <= 0:
-            problems.append(f"{item.nodeid}: needs @pytest.mark.points(n) with n > 0")
+            continue
+        marker = item.get_closest_marker(points.MARKER)
+        try:
+            if marker is None:
+                raise points.PointsError("no points marker: @pytest.mark.points(n) with n > 0")
+            points.worth(marker.args, marker.kwargs, tasks[0])
+        except points.PointsError as error:
+            problems.append(f"{item.nodeid}: {error}")
     if problems:
         raise pytest.UsageError("graded tests without task or points:\n" + "\n".join(problems))
 
