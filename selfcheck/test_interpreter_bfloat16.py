@@ -16,6 +16,8 @@ import sys
 
 import pytest
 
+pytestmark = [pytest.mark.swiglu, pytest.mark.gated]  # python -m selfcheck --task: the tasks this checks
+
 pytest.importorskip("triton", reason="Triton is not installed (Linux only)")
 
 CHILD = r"""
@@ -105,8 +107,6 @@ DOT_CHILD = r"""
 import json
 from grader import probes
 import torch, triton, triton.language as tl
-
-pytestmark = [pytest.mark.swiglu, pytest.mark.gated]  # python -m selfcheck --task: the tasks this checks
 
 probes.guard_triton()
 

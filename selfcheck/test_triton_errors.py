@@ -9,14 +9,14 @@ import pytest
 from grader.kernels.triton_errors import IDS, triton_error
 from selfcheck.test_interpreter_bfloat16 import in_fresh_python
 
+pytestmark = [pytest.mark.swiglu, pytest.mark.gated]  # python -m selfcheck --task: the tasks this checks
+
 pytest.importorskip("triton", reason="Triton is not installed (Linux only)")
 
 CHILD = r"""
 import json
 from grader import probes
 import torch, triton, triton.language as tl
-
-pytestmark = [pytest.mark.swiglu, pytest.mark.gated]  # python -m selfcheck --task: the tasks this checks
 
 probes.guard_triton()  # the suite's interpreter
 
