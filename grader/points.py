@@ -44,7 +44,7 @@ def worth(args: tuple, kwargs: dict, task: str) -> int | float:
             or not 0 < value <= MOST or round(value, 2) != value:
         raise PointsError(f"points{_shown(args, kwargs)}: {value!r} is no number of points; a number above 0 and"
                           f" at most {MOST}, to a hundredth (2, 0.5)")
-    return int(value) if float(value).is_integer() else value
+    return int(value) if whole(value) else value
 
 
 def whole(value: int | float) -> bool:

@@ -93,7 +93,7 @@ def as_json(grade: Grade) -> dict:
         bonus = task in grade.bonus
         tasks.append({"task": task, "title": task_title(task), "tests": len(tests),
                       "passed": sum(t.status == "passed" for t in tests),
-                      "points": rounded(sum(t.points for t in tests)), "max_points": rounded(sum(t.max_points for t in tests)),
+                      **dict(zip(("points", "max_points"), grade.task_points(task))),
                       "bonus": bonus, "bonus_points": grade.task_bonus(task) if bonus else None,
                       "bonus_max": grade.bonus_worth(task) if bonus else None,
                       "first_failure": None if first is None else {"name": first.name,

@@ -109,11 +109,11 @@ class Grade:
         return rounded(self.core_score + self.bonus_score)
 
     @property
-    def core_score(self) -> int:
+    def core_score(self) -> int | float:
         return rounded(sum(t.points for t in self.tests if t.task not in self.bonus))
 
     @property
-    def max_score(self) -> int:
+    def max_score(self) -> int | float:
         """The points of every task graded, bonus tasks left out: a bonus raises the score only."""
         return rounded(sum(t.max_points for t in self.tests if t.task not in self.bonus))
 

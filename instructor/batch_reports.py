@@ -27,7 +27,7 @@ from pathlib import Path
 
 from grader import report
 from grader.grading import TASK_TITLES
-from grader.results import Grade, rounded
+from grader.results import Grade
 from grader.probes.safe_text import csv_cell
 from instructor import gradebooks
 from instructor.batch_store import Record, Store
@@ -128,9 +128,7 @@ def row_for(record: Record, late: Late | None = None) -> dict:
             row["note"] = "; ".join([row["note"]] * bool(row["note"]) + ["marked late, submission time not known:"
                                                                        " no late penalty applied"])
     for task in TASK_TITLES:
-        tests = result.task_tests(task)
-        row[task] = rounded(sum(t.points for t in tests))
-        row[f"{task}_max"] = rounded(sum(t.max_points for t in tests))
+        row[task], row[f"{task}_max"] = result.task_points(task)
     first = result.first_failure()
     if first is not None:
         row["first_failure"] = f"{first.name}: {first.message}"
