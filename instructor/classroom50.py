@@ -52,9 +52,10 @@ NAME_BYTES = 100  # a test-name's limit, in UTF-8 bytes
 # result.json's identity fields and the runner's variables they come from; REVIEW_URL may be empty.
 IDENTITY = {"classroom": "CLASSROOM", "assignment": "ASSIGNMENT", "submission": "SUBMISSION_TAG",
             "commit": "COMMIT_URL", "release": "RELEASE_URL", "review": "REVIEW_URL"}
-# Classroom 50 stops the whole grade job after 15 minutes (set-up and installs included), so each
-# task gets less than the grader's usual 300 s (instructor/exports.py): a hang costs only its own task.
-LIMITS = PLATFORMS["classroom50"].limits
+# Classroom 50 stops the whole grade job after 15 minutes (set-up and installs included), so a submission
+# gets less than the grader's usual 300 s per task: the platform's budget split over the tasks it grades
+# (instructor/exports.py), so a hang costs only its own task.
+PLATFORM = PLATFORMS["classroom50"]
 # Set after one install, so a failed one is not retried; its value is the install's seconds (the
 # platform check reports them against what the limits leave for installs).
 INSTALLED_ENV = "MLP_GRADER_INSTALLED"
@@ -215,7 +216,8 @@ def main(folder: Path, tasks: list[str], requirements: list[str], bonus: dict[st
         with tempfile.TemporaryDirectory(prefix="classroom50-") as work:
             graded = Path(work) / "graded"
             said = take_hand_in(checkout, graded, Path(work) / "unpacked")
-            grade_ = grade(graded, display=fields["submission"], limits=LIMITS, sandbox_mode="bwrap", tasks=tasks,
+            grade_ = grade(graded, display=fields["submission"], limits=PLATFORM.limits(len(tasks)), sandbox_mode="bwrap",
+                           tasks=tasks,
                            bonus=rule)
         ungraded = [t for t in tasks if not grade_.task_tests(t)]
         if not grade_.sandboxed or ungraded:

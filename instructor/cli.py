@@ -42,6 +42,7 @@ def build_parser() -> Parser:
         "  python -m instructor --classroom50 autograders/mlp-block --tasks mlp,glu\n"
         "  python -m instructor --gradescope-bundle platform-check.zip --tasks mlp,glu,cost --platform-check\n"
         "  python -m instructor --stubs\n"
+        "  python -m instructor --limits-table\n"
         "exit codes: 0 done, 3 could not (the reason on one line)"))
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--release", type=Path, metavar="DIR",
@@ -64,6 +65,9 @@ def build_parser() -> Parser:
     what.add_argument("--stubs", action="store_true",
                       help="write the stubs in exercises/ from the reference's marked regions (solution/hidden/"
                            "reference_*.py): after changing a stub's text or the reference's scaffolding")
+    what.add_argument("--limits-table", action="store_true",
+                      help="write docs/platforms.md's table of worst cases from the platforms' limits"
+                           " (PLATFORMS in instructor/exports.py): after changing a limit or the tasks")
     p.add_argument("--platform-check", action="store_true",
                    help="with --gradescope-bundle, --prairielearn-grader or --classroom50: make the platform check"
                         " instead of the"
@@ -174,6 +178,12 @@ def write_platform_check(path: Path, tasks: list[str] | None, platform: str) -> 
 def run(args: argparse.Namespace) -> int:
     if args.stubs:
         return write_stubs()
+    if args.limits_table:
+        from instructor.exports import LIMITS_DOC, write_limits_table
+
+        print(f"{'wrote' if write_limits_table() else 'already up to date:'} the table of worst cases in"
+              f" {display_path(LIMITS_DOC)}")
+        return EXIT_OK
     limits, tasks = limits_of(args), tasks_of(args)
     bonus = bonus_of(args, tasks)
     check_requirements()

@@ -22,6 +22,7 @@ reads nothing of the submission and scores 0. Only these packages hold ``instruc
 from __future__ import annotations
 
 import json
+import math
 import re
 import shlex
 import shutil
@@ -43,27 +44,85 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 @dataclass(frozen=True)
 class Platform:
-    """A platform's own stop for one grade, and the limits that keep the grader's worst case inside it."""
+    """A platform's own stop for one grade, and the limits that keep the grader's worst case inside it.
+
+    The grader's time budget is the submission's (``grading``), split evenly over the tasks it grades: however
+    many tasks a course grades, a submission hanging in every one is stopped by the same time, and a hang still
+    costs only its own task."""
 
     name: str
     stops_after: float  # seconds the platform gives one grade before it kills it
-    limits: Limits
+    grading: float  # seconds of the grader's time budget for one submission, all of its tasks together
+    call_timeout: float  # seconds for one probe (or one import)
+    startup_timeout: float  # seconds for a sandboxed child to start
     setup: float = 0.0  # seconds of that spent before grading starts (installs), at most
+
+    def limits(self, tasks: int = len(TASK_NAMES)) -> Limits:
+        """The grader's limits for a submission graded on ``tasks`` tasks: each its even share of ``grading``,
+        to a tenth of a second below it (so the shares never add up to more)."""
+        if tasks < 1:
+            raise ValueError(f"tasks: expected at least one task to grade, got {tasks}")
+        share = math.floor(self.grading / tasks * 10) / 10
+        return Limits(call_timeout=self.call_timeout, budget=share, startup_timeout=self.startup_timeout)
 
     def worst_case(self, tasks: int = len(TASK_NAMES)) -> float:
         """Seconds one submission can take if it hangs in every task: the grader stops it by then."""
-        return overall_timeout(self.limits, tasks) + self.setup
+        return overall_timeout(self.limits(tasks), tasks) + self.setup
 
 
 # Gradescope stops an autograder run after 10 minutes unless the assignment says otherwise; Classroom 50
 # stops the whole grade job after 15, installs (CPU torch, about 190 MB per submission) included.
-# overall_timeout counts every task's budget, three child start-ups and two minutes of slack.
+# overall_timeout counts every task's share, three child start-ups and two minutes of slack.
 PLATFORMS = {
-    "gradescope": Platform("Gradescope", 600, Limits(call_timeout=20, budget=50, startup_timeout=60)),
-    "classroom50": Platform("Classroom 50", 900, Limits(call_timeout=30, budget=60, startup_timeout=60), setup=240),
+    "gradescope": Platform("Gradescope", 600, grading=250, call_timeout=20, startup_timeout=60),
+    "classroom50": Platform("Classroom 50", 900, grading=300, call_timeout=30, startup_timeout=60, setup=240),
     # PrairieLearn stops a grading job at its question's "timeout", 600 s at most: asked for in full.
-    "prairielearn": Platform("PrairieLearn", 600, Limits(call_timeout=20, budget=50, startup_timeout=60)),
+    "prairielearn": Platform("PrairieLearn", 600, grading=250, call_timeout=20, startup_timeout=60),
 }
+# The grader's own defaults, and the limits docs/platforms.md suggests for a large batch: per task, as the
+# command line gives them (``--budget``), so these grow with the tasks a batch grades.
+BATCH_LIMITS = {"`python -m grader`, `python -m instructor --batch` (defaults)": Limits(),
+                "a batch with `--budget 50 --call-timeout 20 --startup-timeout 60`":
+                    Limits(call_timeout=20, budget=50, startup_timeout=60)}
+PLATFORM_WHERE = {"gradescope": "Gradescope bundle, `PLATFORMS[\"gradescope\"]`",
+                  "classroom50": "Classroom 50 folder, `PLATFORMS[\"classroom50\"]`",
+                  "prairielearn": "PrairieLearn grader, `PLATFORMS[\"prairielearn\"]`"}
+LIMITS_DOC = REPO / "docs" / "platforms.md"
+LIMITS_START = "<!-- worst cases: start (python -m instructor --limits-table) -->"
+LIMITS_END = "<!-- worst cases: end -->"
+
+
+def limits_table(tasks: int = len(TASK_NAMES)) -> str:
+    """docs/platforms.md's table of worst cases for a submission graded on ``tasks`` tasks, from the limits
+    above: the one place its arithmetic is done."""
+    rows = ["| where | per call | per task | computed | worst case | the platform stops a grade after |",
+            "|---|---|---|---|---|---|"]
+    for where, limits in BATCH_LIMITS.items():
+        seconds = overall_timeout(limits, tasks)
+        rows.append(f"| {where} | {limits.call_timeout:g} s | {limits.budget:g} s (`--budget`) | {limits.budget:g} x"
+                    f" {tasks} + 3 x {limits.startup_timeout:g} + 120 = {seconds:g} s | {seconds / 60:.1f} min | (no stop) |")
+    for key, platform in PLATFORMS.items():
+        limits = platform.limits(tasks)
+        seconds = overall_timeout(limits, tasks)
+        installs = f", + {platform.setup:g} s of installs" if platform.setup else ""
+        rows.append(f"| {PLATFORM_WHERE[key]} | {limits.call_timeout:g} s | {platform.grading:g} s per submission /"
+                    f" {tasks} = {limits.budget:g} s | {limits.budget:g} x {tasks} + 3 x {limits.startup_timeout:g} + 120"
+                    f" = {seconds:g} s{installs} | {platform.worst_case(tasks) / 60:.1f} min |"
+                    f" {platform.stops_after / 60:g} min |")
+    return "\n".join(rows)
+
+
+def write_limits_table(path: Path = LIMITS_DOC) -> bool:
+    """Write ``limits_table()`` between its markers in ``path``; True when that changed the file."""
+    text = path.read_text()
+    if LIMITS_START not in text or LIMITS_END not in text:
+        raise GraderFailure(f"{path.name}: the markers {LIMITS_START} and {LIMITS_END} are not both there")
+    head, rest = text.split(LIMITS_START, 1)
+    new = f"{head}{LIMITS_START}\n{limits_table()}\n{LIMITS_END}{rest.split(LIMITS_END, 1)[1]}"
+    path.write_text(new)
+    return new != text
+
+
 PRAIRIELEARN_FOLDER = "mlp_block_grader"  # the grader's folder in the course's serverFilesCourse/
 PRAIRIELEARN_QUESTION = "mlp_block"  # the question's folder in the course's questions/ (its QID)
 PRAIRIELEARN_IMAGE = "YOUR_NAME/mlp-block-grader"  # the image's name, for the instructor to replace with their own
@@ -149,7 +208,7 @@ def grading_script(platform: str, tasks: list[str] | None, bonus: BonusRule | No
     bonus_tasks, bonus_cap = bonus_option(bonus)
     return fill("run_grading", **GRADING_LAYOUTS[platform], format=platform, tasks=",".join(tasks or TASK_NAMES),
                 bonus=bonus_tasks, bonus_cap=bonus_cap, files=", ".join(exercise_files(tasks or TASK_NAMES)),
-                limits=limit_options(PLATFORMS[platform].limits))
+                limits=limit_options(PLATFORMS[platform].limits(len(tasks or TASK_NAMES))))
 
 
 def check_script(platform: str, tasks: list[str] | None, bonus: BonusRule | None = None) -> str:

@@ -193,17 +193,17 @@ def run_checks(platform: Platform, tasks: list[str], installs: float = 0.0) -> l
     requirements before this (Classroom 50's runner installs them for each grade)."""
     started = time.monotonic()
     try:
-        check_child_can_start(platform.limits, "bwrap")
+        check_child_can_start(platform.limits(len(tasks)), "bwrap")
         why_not = ""
     except GraderFailure as exc:
         why_not = " ".join(str(exc).split())
     start_seconds = time.monotonic() - started
-    graded = (grade_reference(tasks, platform.limits) if not why_not else
-              ReferenceRun(platform.limits, error="the sandbox did not start"))
+    limits = platform.limits(len(tasks))
+    graded = (grade_reference(tasks, limits) if not why_not else ReferenceRun(limits, error="the sandbox did not start"))
     tight = None
     # A second grade takes at most as long as the first: run it only where both fit the platform's stop.
     if graded.grade is not None and not graded.lost(tasks) and installs + 2 * (time.monotonic() - started) < platform.stops_after:
-        tight = grade_reference(tasks, halved(platform.limits))
+        tight = grade_reference(tasks, halved(limits))
     return [sandbox_check(graded, why_not), reference_check(graded, tasks),
             time_check(platform, tasks, graded, tight, start_seconds, installs)]
 

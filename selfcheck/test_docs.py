@@ -28,11 +28,11 @@ from grader import points
 from grader import report, results
 from grader.grading import overall_timeout
 from grader.paths import EXERCISES, REPO
-from grader.sandbox import Limits
 from grader.tasks import TASK_NAMES, TASK_TITLES, TASKS
 from instructor import cli as instructor_cli
 from instructor.batch_reports import columns
 from instructor.batch_reports import ITEM_COLUMNS
+from instructor import exports
 from instructor.exports import PLATFORMS
 from selfcheck.harness import start_preloaded
 from selfcheck.doc_commands import PIP_OWN, exists, literal_options, option_strings, parses, problems
@@ -303,40 +303,17 @@ def test_the_full_marks_quoted_are_the_tests_points(doc):
     assert quoted == want, f"{doc} quotes full marks {quoted}; the tests' points give {want}"
 
 
-WORST_ROW = re.compile(r"^\|(?P<where>[^|]+)\| (?P<call>\d+) / (?P<budget>\d+) / (?P<start>\d+) s \| (?P<b>\d+) x (?P<tasks>\d+)"
-                       r" \+ 3 x (?P<s>\d+) \+ 120 = (?P<seconds>\d+) s(?:, \+ (?P<setup>\d+) s of installs)?[^|]*"
-                       r"\| (?P<minutes>[\d.]+) min \| (?P<stop>[^|]+)\|$", re.M)
-
-
 def test_the_worst_case_table_is_computed_from_the_code():
-    rows = list(WORST_ROW.finditer((REPO / "docs" / "platforms.md").read_text()))
-    assert len(rows) == 2 + len(PLATFORMS), ("docs/platforms.md: the table of worst cases (one row per way of grading)"
-                                             " is not found")
-    wrong = []
-    for row in rows:
-        where, n = row["where"].strip(), {k: float(v) for k, v in row.groupdict().items() if v and k not in ("where", "stop")}
-        shown = Limits(call_timeout=n["call"], budget=n["budget"], startup_timeout=n["start"])
-        platform = next((p for key, p in PLATFORMS.items() if f'PLATFORMS["{key}"]' in where), None)
-        if platform:
-            limits, setup, stop = platform.limits, platform.setup, f"{platform.stops_after / 60:.0f} min"
-        else:
-            options = re.findall(r"--(budget|call-timeout|startup-timeout) (\d+)", where)
-            limits = Limits(**{name.replace("-", "_"): float(value) for name, value in options})
-            setup, stop = 0.0, "(no stop)"
-        seconds = overall_timeout(limits, len(TASKS))
-        want = (limits.call_timeout, limits.budget, limits.startup_timeout, limits.budget, len(TASKS),
-                limits.startup_timeout, seconds, setup, f"{(seconds + setup) / 60:.1f}", stop)
-        got = (shown.call_timeout, shown.budget, shown.startup_timeout, n["b"], n["tasks"], n["s"], n["seconds"],
-               n.get("setup", 0.0), row["minutes"], row["stop"].strip())
-        if got != want:
-            wrong.append(f"{where}: the row says (call, budget, start-up, budget x tasks + 3 x start-up + 120 = s,"
-                         f" installs, min, stop) {got}; the code gives {want}")
-    assert not wrong, "docs/platforms.md, the worst cases:\n" + "\n".join(wrong)
+    text = exports.LIMITS_DOC.read_text()
+    assert exports.LIMITS_START in text and exports.LIMITS_END in text, "docs/platforms.md: the worst cases' markers"
+    shown = text.split(exports.LIMITS_START, 1)[1].split(exports.LIMITS_END, 1)[0].strip()
+    assert shown == exports.limits_table(), ("docs/platforms.md's table of worst cases is not what the limits give:"
+                                             " python -m instructor --limits-table")
 
 
 def test_every_worst_case_quoted_is_one_the_code_gives():
     """A sentence about a hanging submission quotes its minutes from the table's values."""
-    right = {f"{overall_timeout(Limits(), len(TASKS)) / 60:.1f}"}
+    right = {f"{overall_timeout(limits, len(TASKS)) / 60:.1f}" for limits in exports.BATCH_LIMITS.values()}
     for platform in PLATFORMS.values():
         right |= {f"{platform.worst_case() / 60:.1f}", f"{(platform.worst_case() - platform.setup) / 60:.1f}"}
         right |= {f"{platform.setup / 60:.1f}"} if platform.setup else set()

@@ -238,7 +238,7 @@ def test_a_submission_hanging_everywhere_ends_before_the_platform_stops_it(platf
 
 
 def test_the_gradescope_script_carries_its_platform_limits():
-    limits = exports.PLATFORMS["gradescope"].limits
+    limits = exports.PLATFORMS["gradescope"].limits()
     script = filled_scripts()["run_autograder (all)"]
     assert f"--budget {limits.budget:g}" in script and f"--call-timeout {limits.call_timeout:g}" in script
 
