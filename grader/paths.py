@@ -14,7 +14,7 @@ TESTS = REPO / "tests"
 NOTEBOOKS = REPO / "notebooks"
 REFERENCE = REPO / "solution" / "hidden"  # the instructor's code: absent from the student release
 KNOWN_MISTAKES = REFERENCE / "known_mistakes.py"
-SNAPSHOT = TESTS / "snapshots" / "reference.pt"  # the reference's recorded answers, for the release
+SNAPSHOTS = TESTS / "snapshots"  # the reference's recorded answers, a file per task, for the release
 SNAPSHOT_SEED = 0  # the only seed the recorded answers are for (grader/judge/snapshot.py)
 # The Triton kernel tests launch the student's kernels with trusted launch code (grader/kernels/source.py):
 # the reference's where it is present; in the release, the stub's as handed out, which the release
@@ -32,7 +32,12 @@ def reference_file(exercise: str) -> Path:
 
 def launch_code_file(exercise: str) -> Path:
     """Where the release keeps ``exercise``'s trusted launch code (the stub's, as handed out)."""
-    return SNAPSHOT.parent / f"{exercise}_launch.py"
+    return SNAPSHOTS / f"{exercise}_launch.py"
+
+
+def answer_file(task: str, folder: Path = SNAPSHOTS) -> Path:
+    """Where the reference's recorded answers to ``task``'s tests are kept (grader/judge/answer_files.py)."""
+    return folder / f"{task}.json"
 
 
 def reference_present() -> bool:

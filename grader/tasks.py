@@ -3,8 +3,11 @@
 A task is what a grade is split into: its name is the pytest marker its tests carry, its title is what
 reports show, its exercise is the file a student edits (``exercises/<exercise>.py``) and its suites the
 files that grade it (``tests/<suite>``, split by topic where one file would be too long to read).
-Points live on the tests themselves (``@pytest.mark.points``);
+Points live on the tests themselves (``@pytest.mark.points``, read by ``grader/points.py``);
 the grading policy (in the instructor's repository) says what each known mistake costs.
+
+Everything that grades, ships or checks a task reads it from here: a task is its declaration below and
+its own files (``python -m instructor --new-task NAME`` writes both; docs/instructors.md, "Adding a task").
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ TASKS = (
     Task("cost", "Cost", "mlp_cost", ("test_cost.py",)),
     Task("gated", "Fused gated MLP", "triton_gated_mlp",
          ("test_triton_gated_mlp.py", "test_triton_gated_mlp_launch.py", "test_triton_gated_mlp_module.py"), triton=True),
+    # python -m instructor --new-task adds a task's declaration above this line
 )
 TASK_NAMES = tuple(task.name for task in TASKS)
 TASK_TITLES = {task.name: task.title for task in TASKS}

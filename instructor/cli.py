@@ -43,6 +43,7 @@ def build_parser() -> Parser:
         "  python -m instructor --gradescope-bundle platform-check.zip --tasks mlp,glu,cost --platform-check\n"
         "  python -m instructor --stubs\n"
         "  python -m instructor --limits-table\n"
+        "  python -m instructor --new-task rmsnorm --title RMSNorm\n"
         "exit codes: 0 done, 3 could not (the reason on one line)"))
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--release", type=Path, metavar="DIR",
@@ -65,6 +66,11 @@ def build_parser() -> Parser:
     what.add_argument("--stubs", action="store_true",
                       help="write the stubs in exercises/ from the reference's marked regions (solution/hidden/"
                            "reference_*.py): after changing a stub's text or the reference's scaffolding")
+    what.add_argument("--new-task", metavar="NAME",
+                      help="write a small working task named NAME (a stub with a TODO, its reference, a graded suite,"
+                           " a wrong and a right variant, its declaration in grader/tasks.py) and record its answers:"
+                           " the start of a new exercise (docs/instructors.md, 'Adding a task')")
+    p.add_argument("--title", metavar="TEXT", help="with --new-task: the task's title in reports (default: NAME)")
     what.add_argument("--limits-table", action="store_true",
                       help="write docs/platforms.md's table of worst cases from the platforms' limits"
                            " (PLATFORMS in instructor/exports.py): after changing a limit or the tasks")
@@ -178,6 +184,21 @@ def write_platform_check(path: Path, tasks: list[str] | None, platform: str) -> 
 def run(args: argparse.Namespace) -> int:
     if args.stubs:
         return write_stubs()
+    if args.title and not args.new_task:
+        raise GraderFailure("--title goes with --new-task NAME")
+    if args.new_task:
+        from instructor.new_task import NewTaskError, finish, make_task, next_steps
+
+        try:
+            written = make_task(args.new_task, args.title or args.new_task)
+        except NewTaskError as exc:
+            raise GraderFailure(str(exc)) from None
+        print("wrote " + ", ".join(display_path(path) for path in written), flush=True)
+        if finish(args.new_task) != 0:
+            raise GraderFailure(f"--new-task {args.new_task}: its files are written, but the stub or the recorded"
+                                " answers could not be made (the output above says why)")
+        print(next_steps(args.new_task))
+        return EXIT_OK
     if args.limits_table:
         from instructor.exports import LIMITS_DOC, write_limits_table
 

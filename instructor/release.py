@@ -2,7 +2,7 @@
 
 It holds the stubs (made from the reference's marked regions, ``instructor/stubs.py``: the release
 refuses stubs that are not what the reference makes), the graded suites with the reference's recorded answers
-(``tests/snapshots/reference.pt``, see ``grader/judge/snapshot.py``), the notebooks (run again there, so
+(``tests/snapshots/<task>.json``, see ``grader/judge/snapshot.py``), the notebooks (run again there, so
 their stored outputs show what a student with the stubs sees), the tutor prompt, the requirements, the
 "check my work" workflow and a student README: this README without its instructor-only parts. It
 holds no reference: before anything is written, every file is checked for the reference's code and
@@ -28,7 +28,7 @@ from instructor import stubs
 
 # What the student repository holds, as globs relative to the repository root.
 RELEASE_FILES = [
-    "exercises/*.py", "tests/*.py", "tests/snapshots/reference.pt", "grader/**/*.py",
+    "exercises/*.py", "tests/*.py", "tests/snapshots/*.json", "grader/**/*.py",
     "notebooks/*.ipynb", "notebooks/*.py", "notebooks/*.json",
     "docs/exercises.md", "pyproject.toml", "requirements.txt", "socratic_prompt.md", ".gitignore", ".github/workflows/check.yml",
     ".devcontainer/devcontainer.json",  # Linux with the requirements, for students on macOS and Windows

@@ -2,7 +2,7 @@
 
 1. the checks of the checks (``pytest selfcheck``): each suite passes on the reference (judged by
    the live reference, and in the student release by its recorded answers, the snapshot: a failure
-   there, the snapshot has drifted, ``python -m grader.judge.snapshot`` records it again), wrong
+   there, the recorded answers have drifted, ``python -m grader.judge.snapshot`` records them again), wrong
    implementations fail, correct ones pass, the stubs fail with their pointers, the grader cannot be
    gamed, the notebook's twin is in step;
 2. the notebooks, outputs included, under nbval in strict mode.
@@ -33,6 +33,7 @@ from selfcheck.sample import FULL_ENV
 # below when one lane ends minutes after the others.
 ATTACK_CHECKS = ["selfcheck/test_grader_attacks.py"]
 PLATFORM_CHECKS = ["selfcheck/test_platform_check.py"]  # after the attacks, in their lane, which ends first
+NEW_TASK_CHECKS = ["selfcheck/test_new_task.py"]  # python -m instructor --new-task in a copy: in that lane too
 GRADER_CHECKS = ["selfcheck/test_grader_reports.py", "selfcheck/test_classroom50.py",
                  "selfcheck/test_submission_budget.py", "selfcheck/test_bonus.py", "selfcheck/test_batch_intake.py"]
 DELIVERY_CHECKS = ["selfcheck/test_release.py"]
@@ -41,10 +42,12 @@ DELIVERY_CHECKS = ["selfcheck/test_release.py"]
 # test_reference_copied_in_passes_every_suite, in the student release itself: not again here.)
 STEPS = [
     ("checks", "self-checks of the suites",
-     ["selfcheck", *(f"--ignore={path}" for path in ATTACK_CHECKS + PLATFORM_CHECKS + GRADER_CHECKS + DELIVERY_CHECKS)], 0),
+     ["selfcheck", *(f"--ignore={path}" for path in
+                     ATTACK_CHECKS + PLATFORM_CHECKS + NEW_TASK_CHECKS + GRADER_CHECKS + DELIVERY_CHECKS)], 0),
     ("notebooks", "notebooks (nbval, strict)", ["-p", "nbval", "--nbval", "--nbval-current-env", "notebooks"], 0),
     ("attacks", "self-checks of the grader: a hostile student's attacks", ATTACK_CHECKS, 1),
     ("platforms", "self-checks of the platform checks (Gradescope, PrairieLearn, Classroom 50)", PLATFORM_CHECKS, 1),
+    ("new-task", "a task made by python -m instructor --new-task, in a copy of this checkout", NEW_TASK_CHECKS, 1),
     ("grader", "self-checks of the grader: reports, budgets, autograders, intake", GRADER_CHECKS, 2),
     ("delivery", "self-checks of the student release", DELIVERY_CHECKS, 2),
 ]

@@ -45,7 +45,7 @@ class TestCostVariants(VariantChecks):
             return {v: future.result() for v, future in futures.items()}
 
     def test_the_release_gives_every_hint(self, graded, graded_by_snapshot):
-        """A student with the release (no solution/, answers from tests/snapshots/reference.pt) must get the
+        """A student with the release (no solution/, answers from tests/snapshots/cost.json) must get the
         instructor checkout's message for every known mistake, word for word."""
         differ = []
         for variant, (_, by_snapshot) in graded_by_snapshot.items():

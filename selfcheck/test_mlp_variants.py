@@ -57,5 +57,5 @@ def test_release_snapshot_grades_every_variant_as_the_live_reference():
     """The student release grades with the reference's recorded answers: every known mistake must get the
     same outcomes and messages there as against the live reference (``selfcheck/compare_snapshot.py``)."""
     found = differences()
-    assert not found, (f"{len(found)} outcomes differ between the live reference and tests/snapshots/reference.pt"
-                       " (record it again: python -m grader.judge.snapshot):\n" + "\n".join(found[:10]))
+    assert not found, (f"{len(found)} outcomes differ between the live reference and its recorded answers, tests/snapshots/"
+                       " (record them again: python -m grader.judge.snapshot):\n" + "\n".join(found[:10]))

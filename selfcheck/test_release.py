@@ -20,9 +20,10 @@ import pytest
 import torch
 
 from instructor import release
-from grader.paths import REFERENCE, REPO
+from grader.paths import REFERENCE, REPO, SNAPSHOTS
+from grader.tasks import TASK_NAMES
 from selfcheck.harness import VARIANTS, materialize, parallel, read_report, recorded, reference_sources, verdict
-from grader.judge import snapshot
+from grader.judge import answer_files, snapshot
 
 # Mistakes whose hints come from the recorded known-mistake outputs (the activation's path, a
 # hard-coded or missing activation, the residual, a dropout mistake behind a forward mistake) or from
@@ -60,8 +61,9 @@ def made(tmp_path_factory) -> Path:
 def test_release_holds_no_reference(made):
     files = {p.relative_to(made).as_posix() for p in made.rglob("*") if p.is_file()}
     assert not [f for f in files if f.startswith(("solution/", "selfcheck/", "benchmarks/", ".ci/"))], files
-    assert {"exercises/mlp_block.py", "tests/test_mlp.py", "tests/snapshots/reference.pt", "requirements.txt",
-            "notebooks/microgpt_mlp.ipynb", "README.md", "socratic_prompt.md"} <= files
+    assert {"exercises/mlp_block.py", "tests/test_mlp.py", "requirements.txt", "notebooks/microgpt_mlp.ipynb",
+            "README.md", "socratic_prompt.md"} <= files
+    assert {f"tests/snapshots/{task}.json" for task in TASK_NAMES} <= files  # each task's recorded answers
     assert release.leaks(made, release.reference_functions()) == []
 
 
@@ -193,10 +195,11 @@ def test_the_grader_uses_the_snapshot_data(made, tmp_path):
 
 def test_recorded_mistakes_are_the_reference_mistakes():
     """The snapshot's known-mistake outputs, recomputed now from the instructor's known_mistakes.py."""
-    stored = torch.load(snapshot.SNAPSHOT, weights_only=True)
+    stored = {key: answer_files.decode(entry) for path in sorted(SNAPSHOTS.glob("*.json"))
+              for key, entry in answer_files.read(path)["mistakes"].items()}
     live = snapshot.LiveReference()
-    assert stored["mistakes"], "the snapshot holds no known-mistake outputs"
-    for key, entry in stored["mistakes"].items():
+    assert stored, "the recorded answers hold no known-mistake outputs"
+    for key, entry in stored.items():
         inputs = entry["inputs"]
         now = live.mistakes(inputs["block_name"], inputs["weights"], inputs["x"], inputs["activation"])
         assert [(cause, hint, in_init) for cause, hint, _, in_init in now] == [

@@ -30,7 +30,8 @@ from grader.tasks import TASK_NAMES as TASKS
 from grader.tasks import TASKS as TASK_LIST
 from grader.tasks import register_markers
 from grader.judge.seam import Reference, Target, handed_in, make_backend, not_handed_in, target_name
-from grader.judge.snapshot import RECORD_PREFIX, REFERENCE_MODES, check_reference_available, make_reference
+from grader.judge.snapshot import (AUDIT_PREFIX, RECORD_PREFIX, REFERENCE_MODES, check_reference_available,
+                                   make_reference)
 
 EXERCISE_OF = {task.name: task.exercise for task in TASK_LIST}
 
@@ -49,7 +50,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     register_markers(config)
     mode = config.getoption("reference")
-    if mode not in REFERENCE_MODES and not mode.startswith(RECORD_PREFIX):
+    if mode not in REFERENCE_MODES and not mode.startswith((RECORD_PREFIX, AUDIT_PREFIX)):
         raise pytest.UsageError(f"--reference {mode}: expected one of {', '.join(REFERENCE_MODES)} or {RECORD_PREFIX}FILE")
     check_reference_available(mode, config.getoption("seed"))  # before any test: one clear line, not one per test
     from grader.judge.kernel_target import remember_session_seed  # what drawn() draws from
@@ -155,9 +156,11 @@ def target(pytestconfig: pytest.Config) -> Target:
 
 
 @pytest.fixture(autouse=True)
-def _time_counts_against_the_task(request: pytest.FixtureRequest, target: Target) -> None:
-    """Each task has a time budget of its own where the code runs in a child: say whose time this is."""
+def _time_counts_against_the_task(request: pytest.FixtureRequest, target: Target, reference: Reference) -> None:
+    """Each task has a time budget of its own where the code runs in a child, and its own file of the
+    reference's recorded answers: say whose test this is."""
     target.task = task_of(request)
+    reference.backend.task, reference.backend.asking = target.task, request.node.nodeid
 
 
 def task_of(request: pytest.FixtureRequest) -> str:
@@ -204,12 +207,15 @@ def _start_both_processes(request: pytest.FixtureRequest, target: Target) -> Non
 
 
 @pytest.fixture(scope="session")
-def reference(pytestconfig: pytest.Config) -> Reference:
+def reference(request: pytest.FixtureRequest, pytestconfig: pytest.Config) -> Reference:
     mode = pytestconfig.getoption("reference")
     reference = make_reference(mode, pytestconfig.getoption("seed"))
     yield reference
-    if mode.startswith(RECORD_PREFIX):
-        reference.backend.save(Path(mode[len(RECORD_PREFIX):]))
+    if mode.startswith(RECORD_PREFIX):  # every task this run graded, each file whole
+        ran = {m.name for item in request.session.items for m in item.iter_markers() if m.name in TASKS}
+        reference.backend.save(Path(mode[len(RECORD_PREFIX):]), [task for task in TASKS if task in ran])
+    elif mode.startswith(AUDIT_PREFIX):
+        reference.backend.save_report()
 
 
 @pytest.fixture(scope="session")

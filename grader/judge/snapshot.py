@@ -4,13 +4,18 @@ The graded suites compare the code under test with the ``reference`` fixture, wh
 kinds of question for data the tests pick: a probe's evidence (outputs, gradients, parameter
 counts, FLOPs) and the outputs of known mistakes (``reference.mistakes``, for the hints). Where
 ``solution/hidden/`` is present (instructors, CI, the grader) they are computed live. The student
-release has no ``solution/``: there they come from ``tests/snapshots/reference.pt``, recorded from
-the reference on the data of ``--seed 0`` (the snapshot pattern: golden outputs stored per input).
+release has no ``solution/``: there they come from ``tests/snapshots/<task>.json``, one readable file
+per task (``grader/judge/answer_files.py``), recorded from the reference on the data of ``--seed 0``
+(the snapshot pattern: golden outputs stored per input). A test reads only its own task's file.
 
-Regenerate the snapshot after changing the reference or the tests' data, where ``solution/`` is
-present::
+Record them again after changing the reference or the tests' data, where ``solution/`` is present::
 
-    python -m grader.judge.snapshot
+    python -m grader.judge.snapshot              # every task's file, rewritten whole
+    python -m grader.judge.snapshot --task cost  # one task's
+
+Recording runs the suites twice, on the reference and on the stubs, and refuses a test that asks the
+reference a question on the stubs that it did not ask on the reference: the release has only the answers
+to the reference's run, so a test must ask the same questions whatever the code under test answers.
 
 ``python -m selfcheck`` fails when the snapshot and the live reference disagree.
 """
@@ -26,11 +31,14 @@ import pytest
 import torch
 
 from grader.backend import Backend
-from grader.paths import (KNOWN_MISTAKES, REPO, SNAPSHOT, SNAPSHOT_SEED, launch_code_file, reference_file,
-                          reference_present)
+from grader.paths import (KNOWN_MISTAKES, REPO, SNAPSHOT_SEED, SNAPSHOTS, answer_file, display_path, launch_code_file,
+                          reference_file, reference_present)
+from grader.judge import answer_files
 from grader.judge.seam import LocalBackend, Reference
+from grader.tasks import TASK_NAMES
 
-FORMAT = "mlp-block-reference-snapshot/3"  # 2: each known mistake with its cause; 3: and whether it is in __init__
+# 3: each known mistake with its cause and whether it is in __init__; 4: one JSON file per task
+FORMAT = "mlp-block-reference-answers/4"
 REGENERATE = "python -m grader.judge.snapshot"
 
 # What the code under test reports about itself (its input before and after the call): the tests
@@ -116,17 +124,31 @@ class LiveReference(Backend):
 
 
 class RecordingReference(LiveReference):
-    """The live reference, writing down every answer it gives (``python -m grader.judge.snapshot``)."""
+    """The live reference, writing down every answer it gives, under the task and test that asked it
+    (``python -m grader.judge.snapshot``). ``task`` and ``asking`` are set before each test (tests/conftest.py)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.probes: dict[str, dict] = {}
-        self.mistake_outputs: dict[str, list] = {}
+        self.task, self.asking = "", ""
+        self.answers: dict[str, dict[str, dict]] = {}  # task -> key -> entry
+        self.mistake_outputs: dict[str, dict[str, dict]] = {}
+        self.asked: dict[str, set[str]] = {}  # test -> the keys it asked
+
+    def _entry(self, table: dict, key: str, make) -> None:
+        entries = table.setdefault(self.task, {})
+        if key not in entries:
+            entries[key] = {"asked_by": [], **make()}
+        if self.asking not in entries[key]["asked_by"]:
+            entries[key]["asked_by"].append(self.asking)
+        self.asked.setdefault(self.asking, set()).add(key)
 
     def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
         evidence = super().call(exercise, probe_name, **kwargs)
         kept = {k: v for k, v in evidence.items() if k not in UNUSED_EVIDENCE}
-        self.probes[probe_key(exercise, probe_name, kwargs)] = _detached(kept)
+        asked = {k: v for k, v in kwargs.items() if k not in IGNORED_ARGUMENTS}
+        self._entry(self.answers, probe_key(exercise, probe_name, kwargs),
+                    lambda: {"exercise": exercise, "probe": probe_name, "question": answer_files.described(asked),
+                             "answer": answer_files.encode(_detached(kept))})
         if exercise == "mlp_block" and probe_name == "run_block" and kwargs["x"].dtype == torch.float64:
             # Record the mistakes for every float64 block run, not only those a wrong submission
             # happens to reach: in the release, any wrong block meets the same data.
@@ -138,44 +160,67 @@ class RecordingReference(LiveReference):
 
     def mistakes(self, block_name: str, weights: dict, x: torch.Tensor, activation: str | None) -> list:
         found = super().mistakes(block_name, weights, x, activation)
-        self.mistake_outputs[mistakes_key(block_name, weights, x, activation)] = {
-            "inputs": _detached({"block_name": block_name, "weights": weights, "x": x, "activation": activation}),
-            "mistakes": [[cause, hint, output.detach().clone(), in_init] for cause, hint, output, in_init in found]}
+        inputs = {"block_name": block_name, "weights": weights, "x": x, "activation": activation}
+        self._entry(self.mistake_outputs, mistakes_key(block_name, weights, x, activation),
+                    lambda: {"inputs": answer_files.encode(_detached(inputs)),
+                             "mistakes": answer_files.encode([[cause, hint, output.detach().clone(), in_init]
+                                                              for cause, hint, output, in_init in found])})
         return found
 
-    def save(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        torch.save({"format": FORMAT, "seed": SNAPSHOT_SEED, "probes": dict(sorted(self.probes.items())),
-                    "mistakes": dict(sorted(self.mistake_outputs.items()))}, path)
+    def tasks_recorded(self) -> list[str]:
+        return [task for task in TASK_NAMES if task in self.answers or task in self.mistake_outputs]
+
+    def save(self, folder: Path, tasks: list[str]) -> None:
+        """Each of ``tasks``' answer files, written whole (a task whose tests asked nothing gets an empty one)."""
+        for task in tasks:
+            answer_files.write(answer_file(task, folder), {
+                "format": FORMAT, "seed": SNAPSHOT_SEED, "task": task,
+                "answers": dict(sorted(self.answers.get(task, {}).items())),
+                "mistakes": dict(sorted(self.mistake_outputs.get(task, {}).items()))})
 
 
 class SnapshotReference(Backend):
-    """The reference's recorded answers (the student release)."""
+    """The reference's recorded answers (the student release): each test's from its own task's file."""
 
-    def __init__(self, path: Path = SNAPSHOT) -> None:
-        if not path.is_file():
-            raise pytest.UsageError(f"no reference to compare with: neither solution/hidden/ nor the snapshot"
-                                    f" {path.relative_to(REPO) if path.is_relative_to(REPO) else path} is here")
-        data = torch.load(path, weights_only=True)
-        if data.get("format") != FORMAT:
-            raise pytest.UsageError(f"{path.name} is not a reference snapshot of this version ({data.get('format')})")
-        self.probes, self.mistake_outputs = data["probes"], data["mistakes"]
+    def __init__(self, folder: Path = SNAPSHOTS) -> None:
+        if not folder.is_dir() or not any(folder.glob("*.json")):
+            raise pytest.UsageError(f"no reference to compare with: neither solution/hidden/ nor the recorded answers"
+                                    f" {display_path(folder)}/<task>.json are here")
+        self.folder = folder
+        self.task = ""
+        self._files: dict[str, dict] = {}
+
+    def _file(self, task: str) -> dict:
+        if task not in self._files:
+            path = answer_file(task, self.folder)
+            if not path.is_file():
+                pytest.fail(f"no recorded answers for task {task or '(none)'}: {display_path(path)} is not here"
+                            f" (`{REGENERATE} --task {task}` where solution/ is present)", pytrace=False)
+            try:
+                data = answer_files.read(path)
+            except answer_files.AnswerFileError as exc:
+                raise pytest.UsageError(str(exc)) from None
+            if data.get("format") != FORMAT:
+                raise pytest.UsageError(f"{path.name} is not a file of recorded answers of this version"
+                                        f" ({data.get('format')})")
+            self._files[task] = data
+        return self._files[task]
 
     def describe(self, exercise: str) -> str:
         return f"the recorded reference for {exercise}"
 
     def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
-        found = self.probes.get(probe_key(exercise, probe_name, kwargs))
+        found = self._file(self.task)["answers"].get(probe_key(exercise, probe_name, kwargs))
         if found is None:
-            pytest.fail(f"the reference snapshot has no answer for this test's data: it holds --seed"
-                        f" {SNAPSHOT_SEED} only, and the tests' data or the snapshot changed since it was"
-                        f" recorded (`{REGENERATE}` where solution/ is present)", pytrace=False)
-        return dict(found)  # the tests add to the evidence they get: keep the recorded entry as it was
+            pytest.fail(f"the recorded answers have no answer for this test's data: they hold --seed"
+                        f" {SNAPSHOT_SEED} only, and the tests' data or the answers changed since they were"
+                        f" recorded (`{REGENERATE} --task {self.task}` where solution/ is present)", pytrace=False)
+        return answer_files.decode(found["answer"])  # a new copy each time: the tests add to what they get
 
     def mistakes(self, block_name: str, weights: dict, x: torch.Tensor, activation: str | None) -> list:
         # No entry only means no named mistake: diagnose then gives its general hint.
-        found = self.mistake_outputs.get(mistakes_key(block_name, weights, x, activation))
-        return [] if found is None else found["mistakes"]
+        found = self._file(self.task)["mistakes"].get(mistakes_key(block_name, weights, x, activation))
+        return [] if found is None else answer_files.decode(found["mistakes"])
 
 
 def triton_launch_code(exercise: str) -> Path:
@@ -184,18 +229,69 @@ def triton_launch_code(exercise: str) -> Path:
     return reference if reference.is_file() else launch_code_file(exercise)
 
 
-def record(path: Path = SNAPSHOT) -> int:
-    """Run every graded suite on the reference, recording its answers into ``path``."""
-    command = [sys.executable, "-m", "pytest", str(REPO / "tests"), "--target=reference", f"--seed={SNAPSHOT_SEED}",
-               f"--reference=record:{path}", "-q", "-p", "no:cacheprovider"]
-    return subprocess.call(command, cwd=REPO)
+def record(tasks: list[str] | None = None, folder: Path = SNAPSHOTS) -> int:
+    """Run ``tasks``' suites (None: every task's) on the reference, recording its answers into ``folder``,
+    then on the stubs, refusing a test that asks there what it did not ask on the reference."""
+    import json
+    import os
+    import tempfile
 
+    chosen = tasks or list(TASK_NAMES)
+    base = [sys.executable, "-m", "pytest", str(REPO / "tests"), f"--seed={SNAPSHOT_SEED}", "-q", "-p", "no:cacheprovider",
+            "-m", " or ".join(chosen)]
+    code = subprocess.call([*base, "--target=reference", f"--reference={RECORD_PREFIX}{folder}"], cwd=REPO)
+    if code != 0:
+        return code
+    # The same questions whatever the code under test answers: on the stubs, every question must be one the
+    # reference's run asked (the stubs stop early, so they ask fewer).
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "refused.json"
+        subprocess.call([*base, "--target=exercises", f"--reference={AUDIT_PREFIX}{folder}"], cwd=REPO,
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, AUDIT_REPORT_ENV: str(report)})
+        refused = json.loads(report.read_text()) if report.is_file() else None
+    if refused is None:
+        print("refused: the run on the stubs did not finish, so the answers' questions were not checked", file=sys.stderr)
+        return 1
+    if refused:
+        lines = "\n".join(f"  {test}: asked {question}" for test, question in sorted(refused.items()))
+        print(f"refused: these tests asked the reference, on the stubs, questions they did not ask on the reference;"
+              f" the student release could not answer them. Ask the reference the same questions whatever the code"
+              f" under test returns:\n{lines}", file=sys.stderr)
+        return 1
+    return 0
+
+
+AUDIT_REPORT_ENV = "GRADER_ANSWERS_AUDIT"  # where the run on the stubs writes the tests it refused (JSON)
+
+
+class AuditingReference(SnapshotReference):
+    """The recorded answers, noting every test that asks a question its task's file does not hold (a test whose
+    questions depend on what the code under test returns), answered live so that the run goes on."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(folder)
+        self.asking = ""
+        self.refused: dict[str, str] = {}
+        self.live = LiveReference()
+
+    def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
+        if probe_key(exercise, probe_name, kwargs) not in self._file(self.task)["answers"]:
+            self.refused.setdefault(self.asking, f"{exercise}'s {probe_name}")
+            return self.live.call(exercise, probe_name, **kwargs)
+        return super().call(exercise, probe_name, **kwargs)
+
+    def save_report(self) -> None:
+        import json
+        import os
+
+        Path(os.environ[AUDIT_REPORT_ENV]).write_text(json.dumps(self.refused))
 
 
 # -------------------------------------------------------------------------- which one the tests get
 
 REFERENCE_MODES = ("auto", "live", "snapshot")
-RECORD_PREFIX = "record:"
+RECORD_PREFIX = "record:"  # record:FOLDER, the recorder's run on the reference
+AUDIT_PREFIX = "audit:"  # audit:FOLDER, its run on the stubs
 
 
 def uses_snapshot(mode: str) -> bool:
@@ -212,18 +308,35 @@ def make_reference(mode: str, seed: int) -> Reference:
     """The reference for ``--reference``: live where solution/hidden/ is present, else the snapshot."""
     if mode.startswith(RECORD_PREFIX):
         return Reference(RecordingReference())
+    if mode.startswith(AUDIT_PREFIX):
+        return Reference(AuditingReference(Path(mode[len(AUDIT_PREFIX):])))
     check_reference_available(mode, seed)
     if uses_snapshot(mode):
         return Reference(SnapshotReference())
     return Reference(LiveReference())
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    argparse.ArgumentParser(prog=REGENERATE, description="Record the reference's answers into"
-                            f" {SNAPSHOT.relative_to(REPO)}: every graded suite run on the reference, --seed"
-                            f" {SNAPSHOT_SEED}.").parse_args()
-    code = record()
-    print(f"wrote {SNAPSHOT.relative_to(REPO)}" if code == 0 else f"recording failed (pytest exit {code})")
-    raise SystemExit(code)
+    parser = argparse.ArgumentParser(prog=REGENERATE, description="Record the reference's answers into"
+                                     f" {display_path(SNAPSHOTS)}/<task>.json, each file rewritten whole: the task's"
+                                     f" suites run on the reference, --seed {SNAPSHOT_SEED}, then on the stubs (a test"
+                                     " that asks other questions there is refused, by name).")
+    parser.add_argument("--task", action="append", choices=TASK_NAMES, help="only this task's file (repeat for more)")
+    args = parser.parse_args(argv)
+    if not reference_present():
+        parser.error("recording needs the reference (solution/hidden/): this is the student release")
+    code = record(args.task)
+    tasks = args.task or list(TASK_NAMES)
+    if code == 0 and not args.task:  # a file of a task no longer in the registry would never be read again
+        for stale in SNAPSHOTS.glob("*.json"):
+            if stale.stem not in TASK_NAMES:
+                stale.unlink()
+    print(f"wrote {', '.join(display_path(answer_file(t)) for t in tasks)}" if code == 0 else
+          f"recording failed (pytest exit {code})")
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

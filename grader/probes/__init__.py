@@ -12,7 +12,8 @@ An exception raised by the code under test becomes ``{"error": {...}}`` evidence
 one line.
 
 The package, by exercise and concern: ``core`` (the registry, stages, errors as evidence),
-``running`` (loading a file under test, ``call``), ``blocks`` (MLP/GLU), ``cost``, ``swiglu`` (the
+``running`` (loading a file under test, ``call``), ``functions`` (any exercise of plain functions: call
+one, get its value), ``blocks`` (MLP/GLU), ``cost``, ``swiglu`` (the
 fused SwiGLU probes and their inputs), ``gated_mlp``, ``triton_watch`` (the interpreter switch,
 checked memory, the launch watch), ``stand_ins`` (the grader's kernels that replace the exercise's
 while a test asks), ``triton_bounds`` (what an out-of-bounds access is said to be), ``triton_map`` (what
@@ -38,7 +39,7 @@ _PUBLIC = {
     "stand_in_backward": "stand_ins", "stand_in_forward": "stand_ins", "stand_in_gated": "stand_ins",
     "TritonWatch": "triton_watch", "guard_triton": "triton_watch",
 }
-_PROBE_MODULES = ("blocks", "cost", "gated_mlp", "swiglu")
+_PROBE_MODULES = ("blocks", "cost", "functions", "gated_mlp", "swiglu")
 __all__ = sorted(_PUBLIC)
 
 

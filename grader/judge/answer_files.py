@@ -1,0 +1,96 @@
+"""The reference's recorded answers as text: one JSON file per task, ``tests/snapshots/<task>.json``.
+
+A file is rewritten whole each time it is recorded, so no entry outlives the test that asked it, and a
+review reads what changed: each entry names the tests that asked it (``asked_by``), the question in words
+(the probe and its arguments, a tensor by its dtype and shape), and the answer, one tensor a line::
+
+    "3f2a...": {
+     "asked_by": ["tests/test_cost.py::test_param_count[MLP]"],
+     "exercise": "mlp_cost",
+     "probe": "cost_function",
+     "question": {"function": "mlp_param_count", "kwargs": {"bias": true, ...}},
+     "answer": {"value": 4, "type": "int", ...}
+    }
+
+A tensor is ``{"tensor": dtype, "shape": [...], "values": [...]}``, its values flat: JSON's numbers hold
+a float64 exactly (Python writes the shortest text that reads back the same float), and every float32,
+float16 or bfloat16 value is one of those.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+
+TENSOR = "tensor"  # the key that marks an encoded tensor: no answer's own dict may use it
+
+
+class AnswerFileError(ValueError):
+    """An answer that this format cannot hold, or a file that is not one of its files."""
+
+
+def encode(value, where: str = "answer"):
+    """``value`` (evidence: tensors, numbers, text, lists, dicts with text keys) as plain JSON data."""
+    if isinstance(value, torch.Tensor):
+        flat = value.detach().cpu().contiguous().reshape(-1)
+        return {TENSOR: str(flat.dtype).removeprefix("torch."), "shape": list(value.shape), "values": flat.tolist()}
+    if isinstance(value, dict):
+        bad = [k for k in value if not isinstance(k, str) or k == TENSOR]
+        if bad:
+            raise AnswerFileError(f"{where}: the key {bad[0]!r} cannot be written (keys are text, never {TENSOR!r})")
+        return {k: encode(v, f"{where}.{k}") for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [encode(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise AnswerFileError(f"{where}: a {type(value).__name__} cannot be written as an answer")
+
+
+def decode(value):
+    """The inverse of ``encode``: tensors back as tensors, lists as lists."""
+    if isinstance(value, dict):
+        if TENSOR in value:
+            dtype = getattr(torch, value[TENSOR])
+            return torch.tensor(value["values"], dtype=dtype).reshape(value["shape"])
+        return {k: decode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    return value
+
+
+def described(value):
+    """A question's arguments for a reader: tensors by dtype and shape, the rest as it is."""
+    if isinstance(value, torch.Tensor):
+        return f"tensor({str(value.dtype).removeprefix('torch.')}, {list(value.shape)})"
+    if isinstance(value, dict):
+        return {str(k): described(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [described(v) for v in value]
+    return value if value is None or isinstance(value, (bool, int, float, str)) else repr(value)
+
+
+def _text(value, depth: int) -> str:
+    """JSON with a line per dict entry down to the tensors, each tensor (and each list of plain values) on one."""
+    if isinstance(value, dict) and value and TENSOR not in value:
+        pad = " " * (depth + 1)
+        inner = ",\n".join(f"{pad}{json.dumps(k)}: {_text(v, depth + 1)}" for k, v in value.items())
+        return "{\n" + inner + "\n" + " " * depth + "}"
+    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+        pad = " " * (depth + 1)
+        return "[\n" + ",\n".join(pad + _text(v, depth + 1) for v in value) + "\n" + " " * depth + "]"
+    return json.dumps(value)
+
+
+def write(path: Path, data: dict) -> None:
+    """``data`` (already encoded) into ``path``, whole."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(_text(data, 0) + "\n")
+
+
+def read(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise AnswerFileError(f"{path.name}: not a file of recorded answers ({exc})") from None
