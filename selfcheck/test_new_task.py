@@ -130,3 +130,30 @@ def test_its_variants_pass_the_shared_checks(copy):
     assert made.returncode == 0, made.stderr
     proc = python(folder, "-m", "pytest", "-q", "-p", "no:cacheprovider", "selfcheck/test_task_variants.py", "-m", NAME)
     assert proc.returncode == 0 and " passed" in proc.stdout, proc.stdout[-3000:]
+
+
+ASKS_ON_FAILURE = '''
+
+@pytest.mark.points(1)
+def test_asks_more_when_wrong(target, reference, gen):
+    x = torch.randn(4, generator=gen, dtype=torch.float64)
+    if "error" in target.evidence(EXERCISE, "function_value", function="squared_relu", args=[x]):
+        squared_relu(reference, x + 1)  # a question only a failing submission asks: the release has no answer
+'''
+
+
+def test_recording_refuses_a_test_that_asks_other_questions_of_a_failing_submission(copy):
+    """Last in this module: it adds a test to the copy's suite, then takes it out again."""
+    folder, _, made = copy
+    assert made.returncode == 0, made.stderr
+    suite = folder / "tests" / f"test_{NAME}.py"
+    kept, answers = suite.read_text(), (folder / "tests" / "snapshots" / f"{NAME}.json").read_bytes()
+    suite.write_text(kept + ASKS_ON_FAILURE)
+    try:
+        proc = python(folder, "-m", "grader.judge.snapshot", "--task", NAME)
+    finally:
+        suite.write_text(kept)
+    assert proc.returncode != 0 and "refused" in proc.stderr and "test_asks_more_when_wrong" in proc.stderr, \
+        proc.stdout[-2000:] + proc.stderr
+    assert "test_values" not in proc.stderr.split("refused", 1)[1], proc.stderr  # the others are not named
+    assert (folder / "tests" / "snapshots" / f"{NAME}.json").read_bytes() == answers  # nothing was written

@@ -230,34 +230,40 @@ def triton_launch_code(exercise: str) -> Path:
 
 
 def record(tasks: list[str] | None = None, folder: Path = SNAPSHOTS) -> int:
-    """Run ``tasks``' suites (None: every task's) on the reference, recording its answers into ``folder``,
-    then on the stubs, refusing a test that asks there what it did not ask on the reference."""
+    """Run ``tasks``' suites (None: every task's) on the reference, recording its answers, then on the stubs,
+    refusing a test that asks there what it did not ask on the reference. The files go into ``folder`` only
+    when both runs pass: a refused recording leaves the files as they were."""
     import json
     import os
+    import shutil
     import tempfile
 
     chosen = tasks or list(TASK_NAMES)
     base = [sys.executable, "-m", "pytest", str(REPO / "tests"), f"--seed={SNAPSHOT_SEED}", "-q", "-p", "no:cacheprovider",
             "-m", " or ".join(chosen)]
-    code = subprocess.call([*base, "--target=reference", f"--reference={RECORD_PREFIX}{folder}"], cwd=REPO)
-    if code != 0:
-        return code
-    # The same questions whatever the code under test answers: on the stubs, every question must be one the
-    # reference's run asked (the stubs stop early, so they ask fewer).
     with tempfile.TemporaryDirectory() as tmp:
-        report = Path(tmp) / "refused.json"
-        subprocess.call([*base, "--target=exercises", f"--reference={AUDIT_PREFIX}{folder}"], cwd=REPO,
+        made, report = Path(tmp) / "answers", Path(tmp) / "refused.json"
+        code = subprocess.call([*base, "--target=reference", f"--reference={RECORD_PREFIX}{made}"], cwd=REPO)
+        if code != 0:
+            return code
+        # The same questions whatever the code under test answers: on the stubs, every question must be one the
+        # reference's run asked (the stubs stop early, so they ask fewer).
+        subprocess.call([*base, "--target=exercises", f"--reference={AUDIT_PREFIX}{made}"], cwd=REPO,
                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, AUDIT_REPORT_ENV: str(report)})
         refused = json.loads(report.read_text()) if report.is_file() else None
-    if refused is None:
-        print("refused: the run on the stubs did not finish, so the answers' questions were not checked", file=sys.stderr)
-        return 1
-    if refused:
-        lines = "\n".join(f"  {test}: asked {question}" for test, question in sorted(refused.items()))
-        print(f"refused: these tests asked the reference, on the stubs, questions they did not ask on the reference;"
-              f" the student release could not answer them. Ask the reference the same questions whatever the code"
-              f" under test returns:\n{lines}", file=sys.stderr)
-        return 1
+        if refused is None:
+            print("refused: the run on the stubs did not finish, so the answers' questions were not checked",
+                  file=sys.stderr)
+            return 1
+        if refused:
+            lines = "\n".join(f"  {test}: asked {question}" for test, question in sorted(refused.items()))
+            print(f"refused: these tests asked the reference, on the stubs, questions they did not ask on the reference;"
+                  f" the student release could not answer them. Ask the reference the same questions whatever the"
+                  f" code under test returns (nothing was written):\n{lines}", file=sys.stderr)
+            return 1
+        folder.mkdir(parents=True, exist_ok=True)
+        for path in sorted(made.glob("*.json")):
+            shutil.copyfile(path, folder / path.name)
     return 0
 
 
