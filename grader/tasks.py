@@ -7,7 +7,7 @@ Points live on the tests themselves (``@pytest.mark.points``, read by ``grader/p
 the grading policy (in the instructor's repository) says what each known mistake costs.
 
 Everything that grades, ships or checks a task reads it from here: a task is its declaration below and
-its own files (``python -m instructor --new-task NAME`` writes both; docs/instructors.md, "Adding a task").
+its own files (``python -m instructor --new-task NAME`` writes both, in the instructor's repository).
 """
 
 from __future__ import annotations

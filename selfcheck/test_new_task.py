@@ -128,8 +128,11 @@ def test_the_platform_exports_take_it_with_every_task_and_unchanged_limits(copy,
 def test_its_variants_pass_the_shared_checks(copy):
     folder, _, made = copy
     assert made.returncode == 0, made.stderr
-    proc = python(folder, "-m", "pytest", "-q", "-p", "no:cacheprovider", "selfcheck/test_task_variants.py", "-m", NAME)
-    assert proc.returncode == 0 and " passed" in proc.stdout, proc.stdout[-3000:]
+    proc = python(folder, "-m", "pytest", "-v", "-p", "no:cacheprovider", "selfcheck/test_task_variants.py", "-m", NAME)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    for check in ("test_variant_graded_as_declared[not_squared]", "test_variant_graded_as_declared[correct_clamp_square]",
+                  "test_stubs_fail_with_not_implemented_pointers", "test_the_release_grades_every_variant_alike"):
+        assert f"{check} PASSED" in proc.stdout, f"{check} did not pass:\n{proc.stdout[-3000:]}"
 
 
 ASKS_ON_FAILURE = '''

@@ -12,8 +12,9 @@ import pytest
 
 from grader.paths import REPO
 from grader.tasks import TASKS
-from selfcheck.harness import VARIANTS
-from selfcheck.variant_checks import VariantChecks
+from selfcheck.compare_snapshot import TEMP_FOLDER
+from selfcheck.harness import VARIANTS, run_variant
+from selfcheck.variant_checks import FAST, VariantChecks
 
 
 def exercises_with_their_own_checks() -> set[str]:
@@ -36,9 +37,26 @@ def exercises_with_their_own_checks() -> set[str]:
     return claimed
 
 
+class GradedAlikeInTheRelease:
+    """Every variant graded against the recorded answers (the student release's way) as against the live
+    reference: the same outcome and the same message, test for test."""
+
+    def test_the_release_grades_every_variant_alike(self, graded):
+        differ = []
+        for variant in self.graded_this_push():
+            _, live = graded(("variant", variant))
+            _, recorded = run_variant(self.suite, self.exercise, variant, "--reference=snapshot", **FAST)
+            for test_id in sorted(live.keys() | recorded.keys()):
+                seen = [(run[test_id].status, TEMP_FOLDER.sub("TMP", run[test_id].message)) if test_id in run
+                        else ("(did not run)", "") for run in (live, recorded)]
+                if seen[0] != seen[1]:
+                    differ.append(f"{variant.stem} {test_id}\n  live:     {seen[0]}\n  recorded: {seen[1]}")
+        assert not differ, "\n".join(differ)
+
+
 def checks_for(task) -> type:
     """A test class of the shared checks for ``task``, marked with the task (``python -m selfcheck --task``)."""
-    return type(f"TestVariantsOf_{task.name}", (VariantChecks,), {
+    return type(f"TestVariantsOf_{task.name}", (VariantChecks, GradedAlikeInTheRelease), {
         "suite": task.suites, "exercise": task.exercise, "min_wrong": 1, "min_correct": 1,
         "pytestmark": [getattr(pytest.mark, task.name)], "__module__": __name__})
 

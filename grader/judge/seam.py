@@ -13,7 +13,7 @@ evidence back.
 
 What they compare with is decided in ``grader/judge/snapshot.py`` (``make_reference``): the reference in
 ``solution/hidden/``, run in this process, where it is present; else (the student release) its
-recorded answers, ``tests/snapshots/reference.pt`` (see ``grader/judge/snapshot.py``). ``--reference
+recorded answers, ``tests/snapshots/<task>.json`` (see ``grader/judge/snapshot.py``). ``--reference
 live|snapshot`` forces one.
 
 Where the code under test runs is decided here too (``make_backend``): with ``sandbox:`` every

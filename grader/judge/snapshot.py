@@ -132,7 +132,6 @@ class RecordingReference(LiveReference):
         self.task, self.asking = "", ""
         self.answers: dict[str, dict[str, dict]] = {}  # task -> key -> entry
         self.mistake_outputs: dict[str, dict[str, dict]] = {}
-        self.asked: dict[str, set[str]] = {}  # test -> the keys it asked
 
     def _entry(self, table: dict, key: str, make) -> None:
         entries = table.setdefault(self.task, {})
@@ -140,7 +139,6 @@ class RecordingReference(LiveReference):
             entries[key] = {"asked_by": [], **make()}
         if self.asking not in entries[key]["asked_by"]:
             entries[key]["asked_by"].append(self.asking)
-        self.asked.setdefault(self.asking, set()).add(key)
 
     def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
         evidence = super().call(exercise, probe_name, **kwargs)
@@ -166,9 +164,6 @@ class RecordingReference(LiveReference):
                              "mistakes": answer_files.encode([[cause, hint, output.detach().clone(), in_init]
                                                               for cause, hint, output, in_init in found])})
         return found
-
-    def tasks_recorded(self) -> list[str]:
-        return [task for task in TASK_NAMES if task in self.answers or task in self.mistake_outputs]
 
     def save(self, folder: Path, tasks: list[str]) -> None:
         """Each of ``tasks``' answer files, written whole (a task whose tests asked nothing gets an empty one)."""
