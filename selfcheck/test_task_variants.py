@@ -12,9 +12,8 @@ import pytest
 
 from grader.paths import REPO
 from grader.tasks import TASKS
-from selfcheck.compare_snapshot import TEMP_FOLDER
-from selfcheck.harness import VARIANTS, run_variant
-from selfcheck.variant_checks import FAST, VariantChecks
+from selfcheck.harness import VARIANTS
+from selfcheck.variant_checks import GradedAlikeInTheRelease, VariantChecks
 
 
 def exercises_with_their_own_checks() -> set[str]:
@@ -35,23 +34,6 @@ def exercises_with_their_own_checks() -> set[str]:
                     claimed |= {v.value for t, v in zip(names, values)
                                 if getattr(t, "id", "") == "exercise" and isinstance(v, ast.Constant)}
     return claimed
-
-
-class GradedAlikeInTheRelease:
-    """Every variant graded against the recorded answers (the student release's way) as against the live
-    reference: the same outcome and the same message, test for test."""
-
-    def test_the_release_grades_every_variant_alike(self, graded):
-        differ = []
-        for variant in self.graded_this_push():
-            _, live = graded(("variant", variant))
-            _, recorded = run_variant(self.suite, self.exercise, variant, "--reference=snapshot", **FAST)
-            for test_id in sorted(live.keys() | recorded.keys()):
-                seen = [(run[test_id].status, TEMP_FOLDER.sub("TMP", run[test_id].message)) if test_id in run
-                        else ("(did not run)", "") for run in (live, recorded)]
-                if seen[0] != seen[1]:
-                    differ.append(f"{variant.stem} {test_id}\n  live:     {seen[0]}\n  recorded: {seen[1]}")
-        assert not differ, "\n".join(differ)
 
 
 def checks_for(task) -> type:

@@ -167,3 +167,31 @@ class VariantChecks:
             assert outcome.message.startswith("not implemented yet:") and "TODO" in outcome.message, \
                 f"{test_id}: {outcome.message}"
             assert "\n" not in outcome.message.strip(), f"{test_id}: more than one line: {outcome.message}"
+
+
+class GradedAlikeInTheRelease:
+    """A mixin beside ``VariantChecks``: each wrong variant graded on its named tests against the recorded
+    answers (the student release's way) gets the live reference's outcome and message, word for word (the
+    temporary folder aside), so the release grades a file as the course's grader does."""
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def graded_by_snapshot(cls):
+        wrong = [v for v in cls.graded_this_push() if expected_failures(v)]
+        calls = {v: functools.partial(run_variant, cls.suite, cls.exercise, v, "--reference=snapshot",
+                                      only=list(expected_failures(v)), **FAST) for v in wrong}
+        with parallel(calls, WORKERS) as futures:
+            return {v: future.result() for v, future in futures.items()}
+
+    def test_the_release_grades_every_variant_alike(self, graded, graded_by_snapshot):
+        from selfcheck.compare_snapshot import TEMP_FOLDER
+
+        differ = []
+        for variant, (_, by_snapshot) in graded_by_snapshot.items():
+            _, live = graded(("variant", variant))
+            for test_id in expected_failures(variant):
+                seen = [TEMP_FOLDER.sub("TMP", run[test_id].message) if test_id in run else "(did not run)"
+                        for run in (live, by_snapshot)]
+                if seen[0] != seen[1]:
+                    differ.append(f"{variant.stem} {test_id}\n  live:     {seen[0]}\n  recorded: {seen[1]}")
+        assert not differ, "\n".join(differ)
