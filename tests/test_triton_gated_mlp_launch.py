@@ -53,7 +53,7 @@ def test_forward_3d_input(target, kernels, gen, layout):
     got = evidence["out"]
     if tuple(got.shape) != (2, 15, INTERMEDIATE):
         fail(f"{what}: shape {tuple(got.shape)}, expected (2, 15, {INTERMEDIATE}): reshape the (M, N) result to"
-             " x.shape[:-1] + (N,) (TODO 2)")
+             " x.shape[:-1] + (N,) (TODO 2)", cause="output not reshaped to x's leading dimensions", todo="TODO 2")
     expect_from_kernel(got.reshape(-1, INTERMEDIATE), flat, "silu", kernels, f"{what} (TODO 2)",
                        grid=launch_grid(evidence))
     expect_follows_stand_in(target, case, "silu", "gated_projection on a 3-d x", "TODO 2", gen)

@@ -14,6 +14,7 @@ from grader.judge.checks import ulp
 from grader.probes.activations import ACTIVATIONS as BY_NAME
 
 BLOCK_K = 16  # the reference's tiles: the kernel tests launch the student's kernel with its launch code
+BLOCK_N = 16  # (and BLOCK_M: the given launch's tiles are square)
 NAMED_RTOL = 1e-4  # a mistake's output matched to float32 precision: the mistakes differ by far more
 TF32 = "tf32"  # the cause of a result whose only fault is tl.dot's TF32 products
 TF32_RTOL = 2.0**-14  # TF32's own error is about 1e-3: matched far closer than that, but looser than float32's
@@ -87,6 +88,24 @@ def kernel_mistakes(case: dict, activation: str) -> list[tuple[str, str, torch.T
          " and mask the ks past K (loading 0 there), so the remainder still counts",
          first_k((k // BLOCK_K) * BLOCK_K)),
     ]
+    def overlapping(w: torch.Tensor) -> torch.Tensor:  # steps at k0 = 0, 1, 2, ...: the tile's index as its offset
+        return sum(x[:, k0:k0 + BLOCK_K] @ w[:, k0:k0 + BLOCK_K].T for k0 in range(-(-k // BLOCK_K)))
+
+    found.append(("k_offset_is_the_tile_index", "the K loop's offset is the tile's index: range(cdiv(K, BLOCK_K))"
+                  " counts tiles, so step k0 reads ks = k0 + arange(BLOCK_K) and the steps overlap (0-15, then 1-16,"
+                  " ...) instead of moving BLOCK_K along; loop over range(0, K, BLOCK_K), or multiply the index by"
+                  " BLOCK_K", _epilogue(activation, overlapping(wg) + bg, overlapping(wv) + bv)))
+    # A tile's (BLOCK_N,) bias vector broadcast with [:, None]: row i of the tile gets the bias of its i-th column
+    # (the given launch's square 16 x 16 tiles let it through), 0 past N.
+    index = (torch.arange(n) // BLOCK_N * BLOCK_N)[None, :] + (torch.arange(m) % BLOCK_N)[:, None]
+
+    def along_rows(b: torch.Tensor) -> torch.Tensor:
+        return torch.cat([b, b.new_zeros(BLOCK_N)])[index]
+
+    found.append(("bias_broadcast_along_rows", "the biases are broadcast down the tile's rows ([:, None]), so row i of a"
+                  " tile gets the bias of its i-th column; each bias is one per column: load it with the tile's cols"
+                  " and broadcast it along the rows, [None, :]", _epilogue(activation, g + along_rows(bg),
+                                                                              v + along_rows(bv))))
     for size, name, what in ((m, "M", "the tokens, x's rows"), (n, "N", "the intermediate width")):
         if size < k:  # only then does it cut the sum short
             found.append((f"k_masked_against_{name.lower()}", f"the K offsets are masked against {name} ({what},"
@@ -298,7 +317,6 @@ def rounded_to_16_bits(got: torch.Tensor, case: dict) -> torch.dtype | None:
     return next((dtype for dtype in ROUNDED_RTOL if torch.equal(got.to(dtype).double(), got)), None)
 
 
-BLOCK_N = 16  # the given launch's tile width (as BLOCK_K above)
 STORED_PAST_N = "store past column N"  # a tl.store without its N mask, whose spill lands in the next row
 
 

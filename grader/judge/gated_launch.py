@@ -184,6 +184,10 @@ def expect_follows_stand_in(target, case: dict, activation: str, what: str, todo
         if got.shape == want.shape and torch.allclose(got.double(), want, rtol=rtol, atol=rtol * want.abs().max().item()):
             return
     want = want_with(coefficients or [1.0, -1.0, 0.5])  # for the message alone, where nothing was launched
+    if got.dtype != case["x"].dtype:
+        fail(f"{what}: returned {got.dtype} where x is {case['x'].dtype}: allocate the output in x's dtype"
+             f" (torch.empty(..., dtype=x.dtype)) and let the kernel store into it ({todo})", cause="output dtype",
+             todo=todo.split(":")[0])
     if served and got.shape == want.shape and case["x"].dtype == torch.float64 and torch.allclose(
             got, want, rtol=1e-5, atol=1e-5 * want.abs().max().item()):
         fail(f"{what}: the launch asks {KERNEL} for float32 sums on float64 x (right to float32 precision only):"
