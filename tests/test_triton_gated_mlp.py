@@ -26,9 +26,9 @@ import torch.nn.functional as F  # noqa: E402
 
 from grader.judge.kernel_target import rests_on  # noqa: E402
 from grader.judge.checks import fail  # noqa: E402
-from grader.judge.gated_diagnosis import (likely_mistake, read_as_contiguous, STORED_WITH_X_STRIDES,  # noqa: E402
-                                         STORED_WITH_X_STRIDES_HINT, stored_with_strides,
+from grader.judge.gated_diagnosis import (likely_mistake, read_as_contiguous,  # noqa: E402
                                          weight_read_with_the_others_strides)
+from grader.judge.gated_stores import STORED_WITH_X_STRIDES, STORED_WITH_X_STRIDES_HINT, stored_with_strides  # noqa: E402
 from grader.kernels import maps as kernel_map  # noqa: E402
 from grader.judge.gated_support import (ACTIVATIONS, bounds_mode, expect_float64, expect_formula,  # noqa: E402
                                         expect_kernel_responds, expect_like_own, expect_no_error, FLOAT32_RTOL,

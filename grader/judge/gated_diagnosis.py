@@ -11,11 +11,11 @@ from __future__ import annotations
 import torch
 
 from grader.judge.checks import ulp
+from grader.judge.gated_stores import (BLOCK_N, NAMED_RTOL, ROUNDED_RTOL, STORED_PAST_N, STORED_WITH_X_STRIDES,
+                                       STORED_WITH_X_STRIDES_HINT, rounded_to_16_bits, stored_past_n, stored_with_strides)
 from grader.probes.activations import ACTIVATIONS as BY_NAME
 
 BLOCK_K = 16  # the reference's tiles: the kernel tests launch the student's kernel with its launch code
-BLOCK_N = 16  # (and BLOCK_M: the given launch's tiles are square)
-NAMED_RTOL = 1e-4  # a mistake's output matched to float32 precision: the mistakes differ by far more
 TF32 = "tf32"  # the cause of a result whose only fault is tl.dot's TF32 products
 TF32_RTOL = 2.0**-14  # TF32's own error is about 1e-3: matched far closer than that, but looser than float32's
 
@@ -303,57 +303,6 @@ def stored_in_16_bits(got: torch.Tensor, case: dict, activation: str) -> str:
                 ((got - want).abs() <= ulp(want, dtype) + 2.0**-20 * want.abs().max()).all()):  # float32 sums
             return name
     return ""
-
-
-# A 16-bit store on top of another mistake: every element is a 16-bit number, so each named mistake is matched
-# to that dtype's rounding (and TF32's, which the same kernels often add) instead of float32's.
-ROUNDED_RTOL = {torch.float16: 2.0**-8, torch.bfloat16: 2.0**-6}
-
-
-def rounded_to_16_bits(got: torch.Tensor, case: dict) -> torch.dtype | None:
-    """The 16-bit dtype every element of ``got`` (on float32 or float64 x) is a number of, or None."""
-    if case["x"].dtype not in (torch.float32, torch.float64) or not torch.isfinite(got).all() or not got.abs().max() > 0:
-        return None
-    return next((dtype for dtype in ROUNDED_RTOL if torch.equal(got.to(dtype).double(), got)), None)
-
-
-STORED_PAST_N = "store past column N"  # a tl.store without its N mask, whose spill lands in the next row
-
-
-def stored_past_n(got: torch.Tensor, want: torch.Tensor, tolerance: float) -> bool:
-    """Whether every element of ``got`` (M, N) that is not ``want`` lies in the first columns of a row after the
-    first, as many as the last tile's columns past N: what a tl.store without its N mask leaves, where the
-    columns n >= N of one row's last tile land at n - N in the next row (out is (M, N), one row after another)."""
-    n = got.shape[-1]
-    spill = -n % BLOCK_N
-    if spill == 0 or got.shape != want.shape or got.shape[0] < 2:
-        return False
-    off = ~torch.isclose(got, want, rtol=tolerance, atol=tolerance * want.abs().max().item())
-    return bool(off.any()) and not off[0].any() and not off[:, spill:].any()
-
-
-STORED_WITH_X_STRIDES = "out stored with x's strides"  # tl.store's offsets built with stride_xm, stride_xk
-STORED_WITH_X_STRIDES_HINT = ("the output is stored through x's strides: each row lands stride_xm elements after the"
-                              " last (leaving the rest NaN, never written) instead of out's; build tl.store's offsets"
-                              " with stride_om and stride_on, out's own strides")
-
-
-def stored_with_strides(got: torch.Tensor, want: torch.Tensor, strides: tuple[int, int],
-                        tolerance: float = NAMED_RTOL) -> bool:
-    """Whether ``got`` (M, N, contiguous) is what storing ``want`` element (m, n) at m * strides[0] + n * strides[1]
-    leaves: those inside out's memory written, the rest NaN (fresh memory in these tests), where that differs
-    from out's own strides."""
-    m, n = want.shape
-    if got.shape != want.shape or tuple(strides) == (n, 1):
-        return False
-    index = (torch.arange(m)[:, None] * strides[0] + torch.arange(n)[None, :] * strides[1]).reshape(-1)
-    inside = (index >= 0) & (index < m * n)
-    if index[inside].unique().numel() != int(inside.sum()):  # two elements at one address: which one lands is unknown
-        return False
-    stored = torch.full((m * n,), float("nan"), dtype=torch.float64)
-    stored[index[inside]] = want.reshape(-1)[inside]
-    return bool(torch.allclose(got.double().reshape(-1), stored, rtol=tolerance, atol=tolerance * want.abs().max().item(),
-                               equal_nan=True))
 
 
 def likely_mistake(got: torch.Tensor, case: dict, activation: str, todo: str = "TODO 1",
