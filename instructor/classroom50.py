@@ -217,8 +217,7 @@ def main(folder: Path, tasks: list[str], requirements: list[str], bonus: dict[st
             graded = Path(work) / "graded"
             said = take_hand_in(checkout, graded, Path(work) / "unpacked")
             grade_ = grade(graded, display=fields["submission"], limits=PLATFORM.limits(len(tasks)), sandbox_mode="bwrap",
-                           tasks=tasks,
-                           bonus=rule)
+                           tasks=tasks, bonus=rule)
         ungraded = [t for t in tasks if not grade_.task_tests(t)]
         if not grade_.sandboxed or ungraded:
             raise GraderFailure(f"not sandboxed ({grade_.isolation_summary})" if not grade_.sandboxed else

@@ -14,7 +14,7 @@ import keyword
 import re
 from pathlib import Path
 
-from grader.paths import EXERCISES, REFERENCE, REPO, TESTS, display_path, reference_file
+from grader.paths import EXERCISES, REPO, TESTS, display_path, reference_file
 from grader.tasks import TASK_NAMES, TASKS
 
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "new_task"
@@ -92,4 +92,4 @@ def finish(name: str) -> int:
 def next_steps(name: str) -> str:
     return (f"Next: python -m grader exercises --tasks {name} (the stub: 0 points); python -m selfcheck --task {name};"
             f" then make the example into the exercise: docs/instructors.md, 'Adding a task'. The reference is"
-            f" {display_path(REFERENCE / f'reference_{name}.py')}.")
+            f" {display_path(reference_file(name))}.")

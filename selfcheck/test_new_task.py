@@ -16,15 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from grader.paths import REPO
-from instructor.exports import PLATFORMS
+from grader.paths import REPO, answer_file
+from instructor.exports import LIMITS_DOC, PLATFORMS
+from instructor.new_task import TASKS_FILE, task_files
 
 NAME, TITLE = "squares", "Squared ReLU"
 TIMEOUT = 300
-# What the scaffold may write: the task's own files, its answers, its declaration, the docs' generated table.
-ITS_OWN = {"exercises/squares.py", "solution/hidden/reference_squares.py", "tests/test_squares.py",
-           "tests/snapshots/squares.json", "selfcheck/variants/squares/not_squared.py",
-           "selfcheck/variants/squares/correct_clamp_square.py", "grader/tasks.py", "docs/platforms.md"}
+# What the scaffold may write: the task's own files, its stub, its answers, its declaration, the docs' generated table.
+ITS_OWN = {path.relative_to(REPO).as_posix() for path in [*task_files(NAME), REPO / "exercises" / f"{NAME}.py",
+                                                           answer_file(NAME), TASKS_FILE, LIMITS_DOC]}
 
 
 def tracked_files(root: Path) -> list[str]:
@@ -68,7 +68,8 @@ def test_the_task_is_its_own_files_its_declaration_and_the_docs_table(copy):
     assert made.returncode == 0, made.stdout + made.stderr
     after = digests(folder)
     changed = {name for name in before.keys() | after.keys() if before.get(name) != after.get(name)}
-    assert changed <= ITS_OWN and ITS_OWN - {"docs/platforms.md"} <= changed, sorted(changed ^ ITS_OWN)
+    docs_table = LIMITS_DOC.relative_to(REPO).as_posix()
+    assert len(ITS_OWN) == 8 and changed <= ITS_OWN and ITS_OWN - {docs_table} <= changed, sorted(changed ^ ITS_OWN)
     assert f'Task("{NAME}", "{TITLE}", "{NAME}", ("test_{NAME}.py",)),' in (folder / "grader/tasks.py").read_text()
     again = python(folder, "-m", "instructor", "--new-task", NAME)
     assert again.returncode == 3 and "taken" in again.stderr, again.stderr  # never over a task of that name
