@@ -7,7 +7,8 @@ Points live on the tests themselves (``@pytest.mark.points``, read by ``grader/p
 the grading policy (in the instructor's repository) says what each known mistake costs.
 
 Everything that grades, ships or checks a task reads it from here: a task is its declaration below and
-its own files (``python -m instructor --new-task NAME`` writes both, in the instructor's repository).
+its own files (``python -m instructor --new-task NAME`` writes both, in the instructor's repository). The
+documents' table of tasks is written from it (``python -m instructor --doc-tables``).
 """
 
 from __future__ import annotations
@@ -21,17 +22,20 @@ class Task:
     title: str
     exercise: str
     suites: tuple[str, ...]
+    todos: tuple[int, ...]  # its TODOs in the exercise (``# BEGIN TODO n`` in its reference): no two tasks share one
     triton: bool = False  # its exercise is Triton kernels: Triton is a requirement, the code runs in a child
 
 
 TASKS = (
-    Task("mlp", "MLP", "mlp_block", ("test_mlp.py",)),
-    Task("glu", "GLU", "mlp_block", ("test_mlp.py",)),
+    Task("mlp", "MLP", "mlp_block", ("test_mlp.py",), (1, 2)),
+    Task("glu", "GLU", "mlp_block", ("test_mlp.py",), (3, 4)),
     Task("swiglu", "SwiGLU", "triton_swiglu",
-         ("test_triton_swiglu.py", "test_triton_swiglu_autograd.py", "test_triton_swiglu_block.py"), triton=True),
-    Task("cost", "Cost", "mlp_cost", ("test_cost.py",)),
+         ("test_triton_swiglu.py", "test_triton_swiglu_autograd.py", "test_triton_swiglu_block.py"), (1, 2, 3, 4, 5, 6, 7),
+         triton=True),
+    Task("cost", "Cost", "mlp_cost", ("test_cost.py",), (1, 2, 3, 4, 5, 6, 7)),
     Task("gated", "Fused gated MLP", "triton_gated_mlp",
-         ("test_triton_gated_mlp.py", "test_triton_gated_mlp_launch.py", "test_triton_gated_mlp_module.py"), triton=True),
+         ("test_triton_gated_mlp.py", "test_triton_gated_mlp_launch.py", "test_triton_gated_mlp_module.py"), (1, 2, 3, 4, 5),
+         triton=True),
     # python -m instructor --new-task adds a task's declaration above this line
 )
 TASK_NAMES = tuple(task.name for task in TASKS)
@@ -39,6 +43,17 @@ TASK_TITLES = {task.name: task.title for task in TASKS}
 TRITON_EXERCISES = frozenset(task.exercise for task in TASKS if task.triton)
 # Every graded suite file, once, in the registry's order (a suite may grade two tasks).
 SUITES = tuple(dict.fromkeys(suite for task in TASKS for suite in task.suites))
+
+
+def todo_span(todos: tuple[int, ...]) -> str:
+    """(1, 2, 3) -> "TODO 1-3"; (1, 3) -> "TODO 1, 3": as the documents and messages say it."""
+    runs: list[list[int]] = []
+    for n in sorted(todos):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return "TODO " + ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else f"{r[0]}" for r in runs)
 
 
 def parse_tasks(value: str | None, option: str = "--tasks") -> list[str] | None:

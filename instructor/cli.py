@@ -42,7 +42,7 @@ def build_parser() -> Parser:
         "  python -m instructor --classroom50 autograders/mlp-block --tasks mlp,glu\n"
         "  python -m instructor --gradescope-bundle platform-check.zip --tasks mlp,glu,cost --platform-check\n"
         "  python -m instructor --stubs\n"
-        "  python -m instructor --limits-table\n"
+        "  python -m instructor --doc-tables\n"
         "  python -m instructor --new-task rmsnorm --title RMSNorm\n"
         "exit codes: 0 done, 3 could not (the reason on one line)"))
     what = p.add_mutually_exclusive_group(required=True)
@@ -71,9 +71,11 @@ def build_parser() -> Parser:
                            " a wrong and a right variant, its declaration in grader/tasks.py) and record its answers:"
                            " the start of a new exercise (docs/instructors.md, 'Adding a task')")
     p.add_argument("--title", metavar="TEXT", help="with --new-task: the task's title in reports (default: NAME)")
-    what.add_argument("--limits-table", action="store_true",
-                      help="write docs/platforms.md's table of worst cases from the platforms' limits"
-                           " (PLATFORMS in instructor/exports.py): after changing a limit or the tasks")
+    what.add_argument("--doc-tables", action="store_true",
+                      help="write the documents' generated tables: the tasks (docs/exercises.md: TODOs, suites,"
+                           " full marks, from grader/tasks.py and the tests' points) and the worst cases"
+                           " (docs/platforms.md, from PLATFORMS in instructor/exports.py): after changing a task,"
+                           " a test's points or a limit")
     p.add_argument("--platform-check", action="store_true",
                    help="with --gradescope-bundle, --prairielearn-grader or --classroom50: make the platform check"
                         " instead of the"
@@ -199,11 +201,13 @@ def run(args: argparse.Namespace) -> int:
                                 " answers could not be made (the output above says why)")
         print(next_steps(args.new_task))
         return EXIT_OK
-    if args.limits_table:
-        from instructor.exports import LIMITS_DOC, write_limits_table
+    if args.doc_tables:
+        from instructor.doc_tables import GENERATED, write_all
 
-        print(f"{'wrote' if write_limits_table() else 'already up to date:'} the table of worst cases in"
-              f" {display_path(LIMITS_DOC)}")
+        changed = write_all()
+        for part in GENERATED:
+            print(f"{'wrote' if part.doc in changed else 'already up to date:'} the table of {part.name} in"
+                  f" {display_path(part.doc)}")
         return EXIT_OK
     limits, tasks = limits_of(args), tasks_of(args)
     bonus = bonus_of(args, tasks)

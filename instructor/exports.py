@@ -88,13 +88,9 @@ PLATFORM_WHERE = {"gradescope": "Gradescope bundle, `PLATFORMS[\"gradescope\"]`"
                   "classroom50": "Classroom 50 folder, `PLATFORMS[\"classroom50\"]`",
                   "prairielearn": "PrairieLearn grader, `PLATFORMS[\"prairielearn\"]`"}
 LIMITS_DOC = REPO / "docs" / "platforms.md"
-LIMITS_START = "<!-- worst cases: start (python -m instructor --limits-table) -->"
-LIMITS_END = "<!-- worst cases: end -->"
-
-
 def limits_table(tasks: int = len(TASK_NAMES)) -> str:
     """docs/platforms.md's table of worst cases for a submission graded on ``tasks`` tasks, from the limits
-    above: the one place its arithmetic is done."""
+    above: the one place its arithmetic is done (written into the document by ``instructor/doc_tables.py``)."""
     rows = ["| where | per call | per task | computed | worst case | the platform stops a grade after |",
             "|---|---|---|---|---|---|"]
     for where, limits in BATCH_LIMITS.items():
@@ -110,17 +106,6 @@ def limits_table(tasks: int = len(TASK_NAMES)) -> str:
                     f" = {seconds:g} s{installs} | {platform.worst_case(tasks) / 60:.1f} min |"
                     f" {platform.stops_after / 60:g} min |")
     return "\n".join(rows)
-
-
-def write_limits_table(path: Path = LIMITS_DOC) -> bool:
-    """Write ``limits_table()`` between its markers in ``path``; True when that changed the file."""
-    text = path.read_text()
-    if LIMITS_START not in text or LIMITS_END not in text:
-        raise GraderFailure(f"{path.name}: the markers {LIMITS_START} and {LIMITS_END} are not both there")
-    head, rest = text.split(LIMITS_START, 1)
-    new = f"{head}{LIMITS_START}\n{limits_table()}\n{LIMITS_END}{rest.split(LIMITS_END, 1)[1]}"
-    path.write_text(new)
-    return new != text
 
 
 PRAIRIELEARN_FOLDER = "mlp_block_grader"  # the grader's folder in the course's serverFilesCourse/

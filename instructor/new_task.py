@@ -56,7 +56,7 @@ def check_name(name: str, title: str) -> None:
 
 
 def declaration(name: str, title: str) -> str:
-    return f'    Task("{name}", "{title}", "{name}", ("test_{name}.py",)),\n'
+    return f'    Task("{name}", "{title}", "{name}", ("test_{name}.py",), (1,)),\n'
 
 
 def make_task(name: str, title: str) -> list[Path]:
@@ -76,13 +76,13 @@ def make_task(name: str, title: str) -> list[Path]:
 
 
 def finish(name: str) -> int:
-    """In fresh processes (the registry now holds the task): the stub, the recorded answers, and the docs' table
-    of worst cases (each task's share of a platform's budget)."""
+    """In fresh processes (the registry now holds the task): the stub, the recorded answers, and the documents'
+    generated tables (the tasks, and the worst cases: each task's share of a platform's budget)."""
     import subprocess
     import sys
 
     for command in (["-m", "instructor", "--stubs"], ["-m", "grader.judge.snapshot", "--task", name],
-                    ["-m", "instructor", "--limits-table"]):
+                    ["-m", "instructor", "--doc-tables"]):
         code = subprocess.call([sys.executable, *command], cwd=REPO)
         if code != 0:
             return code

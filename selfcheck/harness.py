@@ -90,10 +90,8 @@ def expected_failures(variant: Path) -> dict[str, str | dict[str, str]]:
 
 
 def _one_parse_at_a_time(parse: Callable) -> Callable:
-    """``ast.parse`` under one lock, for every caller in this process. Variants run from several threads, and
-    Python 3.11's ast.parse is not safe to call from two at once: its recursion counter is the interpreter's,
-    not the thread's, so two parses at once fail with "AST constructor recursion depth mismatch". A lock
-    around the harness's own calls was not enough: the grader's modules, imported here, parse too."""
+    """``ast.parse`` under one lock, for every caller in this process (the grader's modules parse too): variants
+    run from threads, and two of Python 3.11's parses at once fail ("AST constructor recursion depth mismatch")."""
     lock = threading.Lock()
 
     @functools.wraps(parse)
@@ -101,12 +99,10 @@ def _one_parse_at_a_time(parse: Callable) -> Callable:
         with lock:
             return parse(*args, **kwargs)
 
-    locked.one_at_a_time = True
     return locked
 
 
-if not getattr(ast.parse, "one_at_a_time", False):
-    ast.parse = _one_parse_at_a_time(ast.parse)
+ast.parse = _one_parse_at_a_time(ast.parse)  # once: a module is imported once per process
 
 
 @functools.lru_cache(maxsize=None)

@@ -18,7 +18,6 @@ import re
 import shlex
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -33,6 +32,7 @@ from instructor import cli as instructor_cli
 from instructor.batch_reports import columns
 from instructor.batch_reports import ITEM_COLUMNS
 from instructor import exports
+from instructor.doc_tables import GENERATED
 from instructor.exports import PLATFORMS
 from selfcheck.harness import start_preloaded
 from selfcheck.doc_commands import PIP_OWN, exists, literal_options, option_strings, parses, problems
@@ -222,9 +222,9 @@ def test_the_json_schema_shown_is_what_the_grader_writes():
 def test_the_batch_columns_shown_are_what_a_batch_writes():
     doc = REPO / "docs" / "platforms.md"
     lists = [listed(s) for s in re.findall(r"`([^`]+)`", paragraph_with(doc, "Columns: ")) if "," in s]
-    head, pattern, tasks, tail = lists[:4]
-    assert pattern == ["TASK", "TASK_max"] and tasks == list(TASK_NAMES), f"docs/platforms.md: the tasks' columns {tasks}"
-    shown = head + [c for t in tasks for c in (t, f"{t}_max")] + tail
+    head, pattern, tail = lists[:3]
+    assert pattern == ["TASK", "TASK_max"], f"docs/platforms.md: the tasks' columns {pattern}"
+    shown = head + [c for t in TASK_NAMES for c in (t, f"{t}_max")] + tail
     assert shown == columns(), f"docs/platforms.md shows the columns {shown}; a batch writes {columns()}"
     items = re.search(r"`grades_items.csv`, per test: `([^`]*)`", flat(prose(doc)))
     assert items and listed(items.group(1)) == ITEM_COLUMNS, items and items.group(1)
@@ -285,30 +285,14 @@ def test_the_points_tables_are_the_tests_markers():
     assert not wrong, "\n".join(wrong)
 
 
-@pytest.mark.parametrize("doc", ["docs/exercises.md", "README.md"])
-def test_the_full_marks_quoted_are_the_tests_points(doc):
-    """The full marks per task quoted: the sum of the points the grader's plugin collects for it."""
-    with tempfile.TemporaryDirectory() as tmp:  # one collection of every suite, by the grader's own plugin
-        records = Path(tmp) / "collected.jsonl"
-        run(["python", "-m", "pytest", "tests", "--collect-only", "-q", "-p", "grader.plugin", "--grader-results",
-             str(records), "-p", "no:cacheprovider"], REPO)
-        lines = [json.loads(line) for line in records.read_text().splitlines()]
-    collected: dict[str, int] = {}
-    for record in (r for r in lines if r["kind"] == "collected"):
-        collected[record["task"]] = collected.get(record["task"], 0) + record["points"]
-    text = (REPO / doc).read_text()
-    line = next((line for line in text.split("\n\n") if "Full marks" in line), "")
-    quoted = {title: int(points) for title, points in re.findall(r"(\b[A-Z][\w ]*?) (\d+) points", line.split("Full marks")[1])}
-    want = {task.title: collected[task.name] for task in TASKS}
-    assert quoted == want, f"{doc} quotes full marks {quoted}; the tests' points give {want}"
-
-
-def test_the_worst_case_table_is_computed_from_the_code():
-    text = exports.LIMITS_DOC.read_text()
-    assert exports.LIMITS_START in text and exports.LIMITS_END in text, "docs/platforms.md: the worst cases' markers"
-    shown = text.split(exports.LIMITS_START, 1)[1].split(exports.LIMITS_END, 1)[0].strip()
-    assert shown == exports.limits_table(), ("docs/platforms.md's table of worst cases is not what the limits give:"
-                                             " python -m instructor --limits-table")
+@pytest.mark.parametrize("part", GENERATED, ids=lambda part: part.name)
+def test_each_generated_table_is_what_the_code_gives(part):
+    """The tables written from the code (the tasks with their full marks, the worst cases): as the code gives
+    them now, so a task added or reweighted, or a limit changed, shows in the documents."""
+    shown = part.shown()
+    assert shown is not None, f"{part.doc.relative_to(REPO)}: the markers {part.start} and {part.end}"
+    assert shown == part.make(), (f"{part.doc.relative_to(REPO)}'s table of {part.name} is not what the code gives:"
+                                  " python -m instructor --doc-tables")
 
 
 def test_every_worst_case_quoted_is_one_the_code_gives():

@@ -1,7 +1,8 @@
 """``python -m instructor --new-task``, run in a copy of this checkout: the task it writes changes nothing
-but its own files, its declaration and the table of worst cases in the docs; the grader gives its stub 0 and
-its reference full marks; it ships in the student release, graded there as here; the platform exports take it
-with every other task, their limits unchanged; and its variants pass the shared checks.
+but its own files, its declaration and the documents' generated tables; the documents' checks pass as
+they are; the grader gives its stub 0 and its reference full marks; it ships in the student release,
+graded there as here; the platform exports take it with every other task, their limits unchanged; and
+its variants pass the shared checks.
 """
 
 from __future__ import annotations
@@ -17,14 +18,17 @@ from pathlib import Path
 import pytest
 
 from grader.paths import REPO, answer_file
+from instructor.doc_tables import GENERATED
 from instructor.exports import LIMITS_DOC, PLATFORMS
 from instructor.new_task import TASKS_FILE, task_files
 
 NAME, TITLE = "squares", "Squared ReLU"
 TIMEOUT = 300
+TABLES = sorted({part.doc for part in GENERATED})  # the documents' generated tables
 # What the scaffold may write: the task's own files, its stub, its answers, its declaration, the docs' generated table.
 ITS_OWN = {path.relative_to(REPO).as_posix() for path in [*task_files(NAME), REPO / "exercises" / f"{NAME}.py",
-                                                           answer_file(NAME), TASKS_FILE, LIMITS_DOC]}
+                                                           answer_file(NAME), TASKS_FILE, *TABLES]}
+TABLE_OF_TASKS = (REPO / "docs" / "exercises.md").relative_to(REPO).as_posix()
 
 
 def tracked_files(root: Path) -> list[str]:
@@ -63,14 +67,16 @@ def grade(folder: Path, submission: Path, tasks: str, cwd: Path | None = None) -
     return json.loads(report.read_text())
 
 
-def test_the_task_is_its_own_files_its_declaration_and_the_docs_table(copy):
+def test_the_task_is_its_own_files_its_declaration_and_the_docs_tables(copy):
     folder, before, made = copy
     assert made.returncode == 0, made.stdout + made.stderr
     after = digests(folder)
     changed = {name for name in before.keys() | after.keys() if before.get(name) != after.get(name)}
-    docs_table = LIMITS_DOC.relative_to(REPO).as_posix()
-    assert len(ITS_OWN) == 8 and changed <= ITS_OWN and ITS_OWN - {docs_table} <= changed, sorted(changed ^ ITS_OWN)
-    assert f'Task("{NAME}", "{TITLE}", "{NAME}", ("test_{NAME}.py",)),' in (folder / "grader/tasks.py").read_text()
+    limits_table = LIMITS_DOC.relative_to(REPO).as_posix()  # the same worst cases: unchanged limits
+    assert len(ITS_OWN) == 9 and changed <= ITS_OWN and ITS_OWN - {limits_table} <= changed, sorted(changed ^ ITS_OWN)
+    assert f"| {TITLE} | `{NAME}` | `exercises/{NAME}.py` | TODO 1 | `tests/test_{NAME}.py` | 3 |" in \
+        (folder / TABLE_OF_TASKS).read_text()
+    assert f'Task("{NAME}", "{TITLE}", "{NAME}", ("test_{NAME}.py",), (1,)),' in (folder / "grader/tasks.py").read_text()
     again = python(folder, "-m", "instructor", "--new-task", NAME)
     assert again.returncode == 3 and "taken" in again.stderr, again.stderr  # never over a task of that name
 
@@ -134,6 +140,16 @@ def test_its_variants_pass_the_shared_checks(copy):
     for check in ("test_variant_graded_as_declared[not_squared]", "test_variant_graded_as_declared[correct_clamp_square]",
                   "test_stubs_fail_with_not_implemented_pointers", "test_the_release_grades_every_variant_alike"):
         assert f"{check} PASSED" in proc.stdout, f"{check} did not pass:\n{proc.stdout[-3000:]}"
+
+
+def test_the_documents_checks_pass_with_no_hand_edit(copy):
+    """The prose never lists the tasks: the table of tasks is generated, so the documents' checks of the task
+    lists, the exercise files, the full marks and the worst cases pass on the copy as --new-task left it."""
+    folder, _, made = copy
+    assert made.returncode == 0, made.stderr
+    proc = python(folder, "-m", "pytest", "-q", "-p", "no:cacheprovider", "selfcheck/test_docs.py", "selfcheck/test_stubs.py",
+                  "-k", "not help_without_running and not cheap_commands and not collect_tests")
+    assert proc.returncode == 0, proc.stdout[-3000:]
 
 
 ASKS_ON_FAILURE = '''

@@ -112,3 +112,21 @@ def test_the_leak_check_finds_markers(tmp_path):
     (tmp_path / "helpers.py").write_text("x = 1\n" + REFERENCE_LINES)
     found = release.leaks(tmp_path, {})
     assert found[0] == "helpers.py:2 holds a stub marker of the reference" and len(found) == 13, found
+
+
+def test_each_todo_of_an_exercise_is_one_tasks():
+    """The TODOs each task declares (``grader/tasks.py``) are its exercise's (``# BEGIN TODO n`` in the
+    reference), each in one task: the table of tasks and the grades say which TODOs a task's points are for."""
+    import re
+
+    from grader.paths import reference_file
+    from grader.tasks import TASKS, todo_span
+
+    for exercise in {task.exercise for task in TASKS}:
+        owners = [task for task in TASKS if task.exercise == exercise]
+        marked = {int(n) for n in re.findall(r"# BEGIN TODO (\d+)\b", reference_file(exercise).read_text())}
+        declared = [n for task in owners for n in task.todos]
+        each = ", ".join(f"{task.name}: {todo_span(task.todos)}" for task in owners)
+        assert len(declared) == len(set(declared)), f"exercises/{exercise}.py: two tasks declare one TODO ({each})"
+        assert set(declared) == marked, (f"exercises/{exercise}.py: its tasks declare {todo_span(tuple(declared))} in"
+                                         f" grader/tasks.py; its reference marks {todo_span(tuple(marked))}")
