@@ -197,8 +197,8 @@ def run(args: argparse.Namespace) -> int:
             raise GraderFailure(str(exc)) from None
         print("wrote " + ", ".join(display_path(path) for path in written), flush=True)
         if finish(args.new_task) != 0:
-            raise GraderFailure(f"--new-task {args.new_task}: its files are written, but the stub or the recorded"
-                                " answers could not be made (the output above says why)")
+            raise GraderFailure(f"--new-task {args.new_task}: its files are written, but the stub, the recorded"
+                                " answers or the documents' tables could not be made (the output above says why)")
         print(next_steps(args.new_task))
         return EXIT_OK
     if args.doc_tables:

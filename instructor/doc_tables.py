@@ -7,6 +7,7 @@ prose around them, so the prose never lists the tasks itself.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -29,7 +30,7 @@ class Generated:
 
     @property
     def start(self) -> str:
-        return f"<!-- {self.name}: start (python -m instructor --doc-tables) -->"
+        return f"<!-- {self.name}: start (generated: edit the code, not this table) -->"
 
     @property
     def end(self) -> str:
@@ -57,17 +58,28 @@ class Generated:
 def full_marks() -> dict[str, int | float]:
     """{task: its full marks}: the points the grader's own plugin collects for its tests (each case of a
     parametrized test adds its points), in one collection of every suite, without running any."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}  # a selection there would drop tests
     with tempfile.TemporaryDirectory() as tmp:
         records = Path(tmp) / "collected.jsonl"
-        done = subprocess.run([sys.executable, "-m", "pytest", "tests", "--collect-only", "-q", "-p", "grader.plugin",
-                               "--grader-results", str(records), "-p", "no:cacheprovider"],
-                              cwd=REPO, capture_output=True, text=True, timeout=300)
-        if not records.exists():
-            raise GraderFailure(f"the suites do not collect (exit {done.returncode}):\n{done.stdout[-1500:]}")
-        marks: dict[str, int | float] = {task.name: 0 for task in TASKS}
-        for record in map(json.loads, records.read_text().splitlines()):
-            if record["kind"] == "collected":
-                marks[record["task"]] = round(marks[record["task"]] + record["points"], 2)
+        try:
+            done = subprocess.run([sys.executable, "-m", "pytest", "tests", "--collect-only", "-q", "-p", "grader.plugin",
+                                   "--grader-results", str(records), "-p", "no:cacheprovider"],
+                                  cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+        except subprocess.TimeoutExpired:
+            raise GraderFailure("the suites' collection took over 300 s: no full marks were written") from None
+        lines = [json.loads(line) for line in records.read_text().splitlines()] if records.exists() else []
+    # A suite that does not collect, or skips whole (a Triton suite where Triton is not installed), would
+    # be written as fewer points: refused, with the suite named.
+    missing = [f"{r['nodeid']} ({r['message'][:200]})" for r in lines if r["kind"] in ("collect_error", "collect_skip")]
+    if done.returncode != 0 or missing:
+        raise GraderFailure(f"the full marks need every suite collected (exit {done.returncode}); not collected here:"
+                            f" {'; '.join(missing) or done.stdout[-1500:]}")
+    marks: dict[str, int | float] = {task.name: 0 for task in TASKS}
+    for record in (r for r in lines if r["kind"] == "collected"):
+        marks[record["task"]] = round(marks[record["task"]] + record["points"], 2)
+    empty = [name for name, total in marks.items() if not total]
+    if empty:
+        raise GraderFailure(f"no graded test collected for {', '.join(empty)}: no full marks were written")
     return marks
 
 

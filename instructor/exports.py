@@ -88,6 +88,8 @@ PLATFORM_WHERE = {"gradescope": "Gradescope bundle, `PLATFORMS[\"gradescope\"]`"
                   "classroom50": "Classroom 50 folder, `PLATFORMS[\"classroom50\"]`",
                   "prairielearn": "PrairieLearn grader, `PLATFORMS[\"prairielearn\"]`"}
 LIMITS_DOC = REPO / "docs" / "platforms.md"
+
+
 def limits_table(tasks: int = len(TASK_NAMES)) -> str:
     """docs/platforms.md's table of worst cases for a submission graded on ``tasks`` tasks, from the limits
     above: the one place its arithmetic is done (written into the document by ``instructor/doc_tables.py``)."""

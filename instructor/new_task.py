@@ -3,8 +3,9 @@
 It writes the task's own files from ``instructor/templates/new_task/`` (``__NAME__`` and ``__TITLE__``
 filled in), and one line more, its declaration in ``grader/tasks.py``; then the stub from the reference
 (``instructor/stubs.py``) and the reference's recorded answers to the new suite, for the student release
-(``grader/judge/snapshot.py``). Everything else (the grader, the release, the platform exports, the
-self-checks) reads the task from its declaration. ``docs/instructors.md``, "Adding a task", walks through
+(``grader/judge/snapshot.py``), and the documents' generated tables (``instructor/doc_tables.py``).
+Everything else (the grader, the release, the platform exports, the self-checks) reads the task from its
+declaration. ``docs/instructors.md``, "Adding a task", walks through
 making the example into the exercise.
 """
 
@@ -48,8 +49,9 @@ def check_name(name: str, title: str) -> None:
                            f" the tasks are {', '.join(TASK_NAMES)}")
     if name in {task.exercise for task in TASKS}:
         raise NewTaskError(f"--new-task {name!r}: exercises/{name}.py is another task's exercise")
-    if not title.strip() or any(c in title for c in "\"\\\n"):
-        raise NewTaskError(f"--title {title!r}: a title is one line of text, without quotes or backslashes")
+    if not title.strip() or any(c in title for c in "\"\\\n|`"):
+        raise NewTaskError(f"--title {title!r}: a title is one line of text, without quotes, backslashes, | or `"
+                           " (it goes into a Python string and a Markdown table)")
     present = [display_path(path) for path in [EXERCISES / f"{name}.py", *task_files(name)] if path.exists()]
     if present:
         raise NewTaskError(f"--new-task {name!r}: {', '.join(present)} already there; nothing was written")

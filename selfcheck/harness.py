@@ -89,22 +89,6 @@ def expected_failures(variant: Path) -> dict[str, str | dict[str, str]]:
     return expected
 
 
-def _one_parse_at_a_time(parse: Callable) -> Callable:
-    """``ast.parse`` under one lock, for every caller in this process (the grader's modules parse too): variants
-    run from threads, and two of Python 3.11's parses at once fail ("AST constructor recursion depth mismatch")."""
-    lock = threading.Lock()
-
-    @functools.wraps(parse)
-    def locked(*args, **kwargs):
-        with lock:
-            return parse(*args, **kwargs)
-
-    return locked
-
-
-ast.parse = _one_parse_at_a_time(ast.parse)  # once: a module is imported once per process
-
-
 @functools.lru_cache(maxsize=None)
 def tests_in(suite: str) -> frozenset[str]:
     """The test functions a suite file defines."""

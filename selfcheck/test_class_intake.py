@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from grader.paths import reference_file
+from grader.tasks import TASKS
 from selfcheck.harness import REPO, VARIANTS, cli, materialize
 
 REFERENCE = reference_file("mlp_block").read_bytes()
@@ -119,7 +120,8 @@ GRADED = {
                                     "not graded: plots/0.png, plots/1.png, plots/2.png and 2 more (only .py files are)"),
     "carol.zip": ("carol", "", "", {"mlp_block.py": "stubs"}, "not graded: mlp-block-main/README.md (only .py files are)"),
 }
-EXERCISE_FILES = "mlp_block.py, mlp_cost.py, triton_gated_mlp.py, triton_swiglu.py"
+EXERCISE_STEMS = sorted({task.exercise for task in TASKS})  # the registry's, as the intake names them
+EXERCISE_FILES = ", ".join(f"{stem}.py" for stem in EXERCISE_STEMS)
 SKIPPED = {
     "ohhal_1008_5011_mlp_block.py, ohhal_1008_5012_mlp_block (1).py":
         "2 different files for mlp_block.py (mlp_block.py, mlp_block (1).py) and no upload number tells which is"
@@ -132,7 +134,7 @@ SKIPPED = {
         "2 different files for mlp_block.py in different folders (a/mlp_block.py, b/mlp_block.py) and nothing tells"
         " which to grade: remove the others, then grade this student again with --only",
     "report.pdf": "not a hand-in: expected a folder, a .zip or loose <student>_<exercise>.py files"
-                  " (mlp_block, mlp_cost, triton_gated_mlp, triton_swiglu)",
+                  f" ({', '.join(EXERCISE_STEMS)})",
     "__MACOSX/": "a hidden entry",
 }
 
