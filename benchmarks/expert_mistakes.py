@@ -51,7 +51,7 @@ def main(argv: list[str]) -> int:
             task = by_exercise[path.parent.name]
             verdict = json.loads((path.parent / "verdicts.json").read_text())[path.stem]
             _, outcomes = runs[path].result()
-            points = graded_points(task.suites[0])
+            points = graded_points(task.exercise)
             most = sum(worth for owner, worth in points.values() if owner == task.name)
             lost = points_lost(points, outcomes).get(task.name, 0)
             low, high = verdict.get("expert_points_lost") or [most - p for p in reversed(verdict["expert_points"])]

@@ -23,6 +23,7 @@ import subprocess
 from typing import Iterable
 
 from grader.paths import REPO
+from grader.tasks import TRITON_EXERCISES
 
 FULL_ENV = "SELFCHECK_FULL"
 
@@ -48,15 +49,17 @@ def drawn(names: Iterable[str], count: int, salt: str) -> frozenset[str]:
     return frozenset(sorted(names, key=lambda name: hashlib.sha256(f"{commit()}:{salt}:{name}".encode()).digest())[:count])
 
 
-# exercise -> how many of its policy panel one push grades in full; absent: all of it, every push (its runs take
-# a fraction of a second). The variant pool and the seed panels read it, so their shares are the same runs.
-PANEL_PER_PUSH = {"triton_gated_mlp": 4, "triton_swiglu": 6}
+# How many of a Triton task's policy panel one push grades in full (``selfcheck/panels.py``): under Triton's
+# interpreter a whole run takes tens of CPU seconds. Every other panel is graded whole every push (its runs take a
+# fraction of a second). The variant pool and the seed panels read it, so their shares are the same runs.
+TRITON_PANEL_PER_PUSH = 4
 
 
 def panel_share(exercise: str, names: Iterable[str]) -> list[str]:
-    """The variants of ``exercise``'s panel (``names``) this push grades in full, in the panel's order."""
+    """The variants of ``exercise``'s panel (``names``) this push grades in full, in the panel's order: all of
+    them unless the exercise is a Triton task's (``grader/tasks.py``)."""
     names = list(names)
-    if exercise not in PANEL_PER_PUSH:
+    if exercise not in TRITON_EXERCISES:
         return names
-    chosen = drawn(names, PANEL_PER_PUSH[exercise], exercise)
+    chosen = drawn(names, TRITON_PANEL_PER_PUSH, exercise)
     return [name for name in names if name in chosen]

@@ -2,7 +2,7 @@
 
 The shared checks come from ``selfcheck.variant_checks``. A run of the whole suite costs tens of CPU
 seconds in Triton's interpreter, so a wrong variant gets only the tests it names, except those in
-``WHOLE_SUITE``: the policy table's panel (its points), and the mistakes in ``ONLY_NAMED``, which break
+the policy table's panel (its points) and the mistakes in ``ONLY_NAMED``, which break
 one property each, so they must fail the tests they name and nothing else: one mistake, one charge.
 And no message of a variant's run may guess at a cause the variant does not have (``MISLEADING``): a
 precision test that blames 16-bit sums while the formula is wrong, an out-of-bounds tile blamed on a
@@ -15,7 +15,6 @@ from __future__ import annotations
 import pytest
 
 from grader.tasks import TASKS
-from selfcheck.grading_policy import PANEL
 from selfcheck.variant_checks import VariantChecks
 
 pytestmark = [pytest.mark.gated]  # python -m selfcheck --task: the tasks this checks
@@ -30,7 +29,6 @@ ONLY_NAMED = frozenset({"combined_halves_swapped", "accumulates_in_16bit", "back
               # one mask missing: the float32 value tests and the bounds test, nothing built on the kernel (graded in
               # full for the policy table already, so at no cost here)
               "k_mask_missing"})
-WHOLE_SUITE = ONLY_NAMED | set(PANEL["test_triton_gated_mlp.py"][1])  # the panel's runs give the table its points
 
 # phrase -> the variants whose messages may say it (none: no variant's may)
 MISLEADING = {"accumulating in 16 bits": {"accumulates_in_16bit"}, "is not contiguous": set(),
@@ -50,8 +48,7 @@ def no_misleading_messages(variant, outcomes: dict) -> list[str]:
 
 class TestGatedMlpVariants(VariantChecks):
     suite, exercise, min_wrong, min_correct = GATED_SUITES, "triton_gated_mlp", 20, 3
-    whole_suite = WHOLE_SUITE
-    only_named = ONLY_NAMED
-    panel, others_per_push = PANEL["test_triton_gated_mlp.py"][1], 2
+    whole_suite = only_named = ONLY_NAMED  # and the policy panel (selfcheck/panels.py), whose runs give the table its points
+    others_per_push = 2
     named_per_push = 20  # of the wrong variants graded neither in full nor in the panel (selfcheck/sample.py)
     extra_problems = staticmethod(no_misleading_messages)

@@ -1,38 +1,35 @@
 """The same files get the same points under any seed, and the points the grading policy says.
 
 The reference gets full marks on every suite under each seed (a right kernel's float32 rounding judged
-against a tiny result once failed it under one grade's seed). The MLP/GLU panel of
-``selfcheck/grading_policy.py`` (a hard-coded activation, tanh GELU with either
-constant, float32 casts, missing biases, a residual added, dropout before Wo, the activation on the
-value branch, ...) is graded in full under several seeds: each must fail the same tests every time, and
-lose the points per task that the table in ``docs/grading.md`` says. The seed only draws the tests' data,
-and every verdict is an exact comparison or a statistic far from its bound, so nothing may change. The
-cost panel has no random data: it is graded once against its rows.
+against a tiny result once failed it under one grade's seed). Every exercise's policy panel (its variants
+that declare ``POLICY_TODOS``: ``selfcheck/panels.py``; for MLP/GLU a hard-coded activation, tanh GELU with
+either constant, float32 casts, missing biases, a residual added, ...) is graded in full under each seed: each
+variant must fail the same tests every time, and lose the points per task that the table in
+``docs/grading.md`` says. The seed only draws the tests' data, and every verdict is an exact comparison or a
+statistic far from its bound, so nothing may change (the cost suite draws no data: its seeds agree at no cost).
 
-Which seeds: seed 0 (the default) always, and more drawn from the commit being checked (``seeds``), so each push tries
-seeds no push tried before while one run stays within the maintainer command's minutes (one seed of the
-MLP panel is 18 runs of the suite); a failure names its seed, and ``SELFCHECK_SEEDS=3,17`` replays it. The Triton
-panels' runs take seconds each under Triton's interpreter: a push grades the share of each panel that its variant pool
-grades in full (``panel_this_push``, drawn from the commit as the seed is: ``selfcheck/sample.py``), the gated share
-under the drawn seed too; ``python -m selfcheck --full`` grades both panels whole.
+Which seeds: seed 0 (the default) always, and one more drawn from the commit being checked (``seeds``), so
+each push tries a seed no push tried before while one run stays within the maintainer command's minutes (one
+seed of the MLP panel is 18 runs of the suite); a failure names its seed, and ``SELFCHECK_SEEDS=3,17`` replays
+it. A Triton panel's runs take tens of CPU seconds each under Triton's interpreter: a push grades the share of
+it that its variant pool grades in full (``panel_this_push``, drawn from the commit as the seed is:
+``selfcheck/sample.py``); ``python -m selfcheck --full`` grades every panel whole.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 
 import pytest
 
-from selfcheck.grading_policy import (PANEL, grade_panel, points_lost, graded_points, panel_this_push, suite_files,
-                                      written_rows)
-from grader.tasks import SUITES
-from selfcheck.harness import VARIANTS, parallel, run_suite, run_variant
+from grader.tasks import SUITES, TRITON_EXERCISES
+from selfcheck.grading_policy import graded_points, panel_this_push, points_lost, written_rows
+from selfcheck.panels import declaration_problems, exercises, panel, suites, tasks_of
+from selfcheck.harness import VARIANTS, parallel, run_suite, run_variant, start_preloaded
 from selfcheck.sample import commit
 from selfcheck.variant_checks import FAST, WORKERS
-
-_, NAMES = PANEL["test_mlp.py"]
-
 
 def seeds(drawn: int) -> list[int]:
     """Seed 0 (the suites' default, the policy table's, and the variant pools': their runs are reused), and
@@ -48,12 +45,11 @@ SEEDS = seeds(1)  # 18 runs of the MLP suite per seed: each push tries a new see
 # no longer fit CI's minutes on a 2-core machine once the Triton tasks' bounds ran on every dtype)
 
 
-def under_seeds(suite: str, seeds, names: list[str] | None = None) -> dict:
-    """(variant, seed) -> its run, for every variant of ``suite``'s panel (or ``names`` of it) under every seed."""
-    exercise, panel = PANEL[suite]
+def under_seeds(exercise: str, seeds, names) -> dict:
+    """(variant, seed) -> its run, for ``names`` of ``exercise``'s panel under every seed."""
     calls = {(name, seed): (lambda name=name, seed=seed: run_variant(
-        suite_files(suite), exercise, VARIANTS / exercise / f"{name}.py", *seed_argument(seed), **FAST))
-        for name in (panel if names is None else names) for seed in seeds}
+        suites(exercise), exercise, VARIANTS / exercise / f"{name}.py", *seed_argument(seed), **FAST))
+        for name in names for seed in seeds}
     with parallel(calls, WORKERS) as futures:
         return {key: future.result() for key, future in futures.items()}
 
@@ -63,28 +59,28 @@ def seed_argument(seed: int) -> tuple[str, ...]:
     return () if seed == 0 else (f"--seed={seed}",)
 
 
-def lost_as_written(suite: str, runs: dict, name: str, seeds) -> None:
-    points = graded_points(suite)
-    want = written_rows(suite).get(name)
-    assert want is not None, f"{name} has no row in docs/grading.md: python -m selfcheck.grading_policy --write"
-    for seed in seeds:
-        got = points_lost(points, runs[(name, seed)][1])
-        assert got == want, (f"{name} under --seed {seed} loses {got}, docs/grading.md says {want}:"
-                             " python -m selfcheck.grading_policy --write, and check the change is meant")
+def panel_cases() -> list:
+    """(exercise, variant) for this push's share of every panel, marked with its exercise's tasks
+    (``python -m selfcheck --task NAME`` selects them)."""
+    return [pytest.param(exercise, name, id=f"{exercise}/{name}",
+                         marks=[getattr(pytest.mark, task) for task in tasks_of(exercise)])
+            for exercise in exercises() for name in panel_this_push(exercise)]
 
 
-@pytest.fixture(scope="module")
-def verdicts() -> dict:
-    return under_seeds("test_mlp.py", SEEDS)
+@functools.lru_cache(maxsize=None)
+def panel_runs(exercise: str) -> dict:
+    """This push's share of ``exercise``'s panel under every seed, all started at once on its first test."""
+    if exercise in TRITON_EXERCISES:
+        pytest.importorskip("triton", reason="Triton is not installed (Linux only): its suites skip too")
+    start_preloaded()  # from this, the main thread: the server lives as long as the thread that starts it
+    return under_seeds(exercise, SEEDS, panel_this_push(exercise))
 
 
-@pytest.mark.mlp
-@pytest.mark.glu
-@pytest.mark.parametrize("name", NAMES)
-def test_one_verdict_per_mistake_whatever_the_seed(verdicts, name):
+@pytest.mark.parametrize("exercise, name", panel_cases())
+def test_one_verdict_per_mistake_whatever_the_seed(exercise, name):
     seen = {}
     for seed in SEEDS:
-        _, outcomes = verdicts[(name, seed)]
+        _, outcomes = panel_runs(exercise)[(name, seed)]
         failing = tuple(sorted(t for t, o in outcomes.items() if o.status != "passed"))
         seen.setdefault(failing, []).append(seed)
     assert len(seen) == 1, f"{name}: the failing tests depend on the seed: " + "; ".join(
@@ -92,11 +88,28 @@ def test_one_verdict_per_mistake_whatever_the_seed(verdicts, name):
     assert next(iter(seen)), f"{name} fails no test"
 
 
-@pytest.mark.mlp
-@pytest.mark.glu
-@pytest.mark.parametrize("name", NAMES)
-def test_points_lost_as_the_policy_table_says(verdicts, name):
-    lost_as_written("test_mlp.py", verdicts, name, SEEDS)
+@pytest.mark.parametrize("exercise, name", panel_cases())
+def test_points_lost_as_the_policy_table_says(exercise, name):
+    points, runs = graded_points(exercise), panel_runs(exercise)
+    want = written_rows(exercise).get(name)
+    assert want is not None, f"{name} has no row in docs/grading.md: python -m selfcheck.grading_policy --write"
+    for seed in SEEDS:
+        got = points_lost(points, runs[(name, seed)][1])
+        assert got == want, (f"{name} under --seed {seed} loses {got}, docs/grading.md says {want}:"
+                             " python -m selfcheck.grading_policy --write, and check the change is meant")
+
+
+@pytest.mark.parametrize("exercise", [pytest.param(exercise, marks=[getattr(pytest.mark, task) for task in tasks_of(exercise)])
+                                      for exercise in exercises()])
+def test_every_row_of_the_table_is_a_declared_variant(exercise):
+    """The table has no row of a variant that no longer declares POLICY_TODOS (or no longer exists), and
+    each declaration names a wrong variant and TODOs of its exercise."""
+    problems = declaration_problems(exercise)
+    if panel(exercise):
+        stale = sorted(set(written_rows(exercise)) - set(panel(exercise)))
+        problems += [f"docs/grading.md has a row for {name}, which declares no POLICY_TODOS in"
+                     f" selfcheck/variants/{exercise}/: python -m selfcheck.grading_policy --write" for name in stale]
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("seed", SEEDS[1:])
@@ -104,41 +117,3 @@ def test_the_reference_gets_full_marks_under_every_seed(seed):
     code, outcomes = run_suite(SUITES, "reference", *seed_argument(seed), **FAST)
     failed = {test: outcome.message[:300] for test, outcome in outcomes.items() if outcome.status != "passed"}
     assert outcomes and not failed and code == 0, f"the reference under --seed {seed}: {failed}"
-
-
-GATED_NAMES = panel_this_push("test_triton_gated_mlp.py")
-GATED_SEEDS = SEEDS[:2]  # under Triton's interpreter a whole run takes seconds: two seeds
-
-
-@pytest.fixture(scope="module")
-def gated_verdicts() -> dict:
-    pytest.importorskip("triton", reason="Triton is not installed (Linux only): the gated suite skips too")
-    return under_seeds("test_triton_gated_mlp.py", GATED_SEEDS, GATED_NAMES)
-
-
-@pytest.mark.gated
-@pytest.mark.parametrize("name", GATED_NAMES)
-def test_gated_points_the_same_under_every_seed_and_as_the_table_says(gated_verdicts, name):
-    lost_as_written("test_triton_gated_mlp.py", gated_verdicts, name, GATED_SEEDS)
-
-
-SWIGLU_NAMES = panel_this_push("test_triton_swiglu.py")
-
-
-@pytest.fixture(scope="module")
-def swiglu_verdicts() -> dict:
-    pytest.importorskip("triton", reason="Triton is not installed (Linux only): the SwiGLU suite skips too")
-    return under_seeds("test_triton_swiglu.py", [0], SWIGLU_NAMES)  # the variant pool's own runs, for the table
-
-
-@pytest.mark.swiglu
-@pytest.mark.parametrize("name", SWIGLU_NAMES)
-def test_swiglu_points_as_the_table_says(swiglu_verdicts, name):
-    lost_as_written("test_triton_swiglu.py", swiglu_verdicts, name, [0])
-
-
-@pytest.mark.cost
-def test_cost_panel_loses_what_the_policy_table_says():
-    measured, written = grade_panel("test_cost.py"), written_rows("test_cost.py")
-    differ = {name: (lost, written.get(name)) for name, lost in measured.items() if written.get(name) != lost}
-    assert not differ, f"measured vs docs/grading.md: {differ}; python -m selfcheck.grading_policy --write"

@@ -3,7 +3,7 @@
 The shared checks come from ``selfcheck.variant_checks``. A run of ``tests/test_triton_swiglu.py``
 takes a few seconds, most of it starting the child processes the seam runs this exercise in (one for
 the student's file, one for the student's kernels in the stub's launch code), so wrong variants get
-only the tests they name, except those in ``WHOLE_SUITE``, whose point is that every test still
+only the tests they name, except the policy panel and ``ONLY_NAMED``, whose point is that every test still
 reports, or that they fail nothing but the tests they name (``ONLY_NAMED``).
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 import pytest
 
 from grader.tasks import TASKS
-from selfcheck.grading_policy import SWIGLU_PANEL
 from selfcheck.variant_checks import VariantChecks
 
 pytestmark = [pytest.mark.swiglu]  # python -m selfcheck --task: the tasks this checks
@@ -26,12 +25,10 @@ pytest.importorskip("triton", reason="Triton is not installed (Linux only): the 
 # Kernels that hard-code float32 lose points in the float64 tests alone, each naming float64 precision.
 ONLY_NAMED = {"float32_for_float64", "gate_float32_value_float64", "public_attorch_glu",
               "public_fla_swiglu", "public_flaggems_silu_and_mul", "public_kernel_hyperdrive_swiglu"}
-WHOLE_SUITE = ONLY_NAMED | set(SWIGLU_PANEL)  # the policy table's panel: graded in full
 
 
 class TestTritonVariants(VariantChecks):
     suite, exercise, min_wrong, min_correct = SWIGLU_SUITES, "triton_swiglu", 8, 2
-    whole_suite = WHOLE_SUITE
-    only_named = frozenset(ONLY_NAMED)
-    panel, others_per_push = SWIGLU_PANEL, 1
+    whole_suite = only_named = frozenset(ONLY_NAMED)  # and the policy panel (selfcheck/panels.py)
+    others_per_push = 1
     named_per_push = 18  # of the wrong variants graded neither in full nor in the panel (selfcheck/sample.py)

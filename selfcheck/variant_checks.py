@@ -19,6 +19,7 @@ import pytest
 
 from selfcheck.harness import (VARIANTS, EditDoesNotApply, default_workers, edits, expected_failures, materialize,
                                parallel, run_suite, run_variant, start_preloaded, verdict)
+from selfcheck.panels import panel as policy_panel
 from selfcheck.sample import drawn, panel_share
 
 WORKERS = default_workers()
@@ -34,10 +35,11 @@ class VariantChecks:
     ``whole_suite``: wrong variants that get every test rather than only those they name (``None``:
     all of them). ``only_named``: wrong variants that must fail nothing but the tests they name (one
     mistake, one charge). ``extra_problems(variant, outcomes)``: exercise-specific demands on the messages.
-    ``panel``: the policy table's variants of this exercise (``selfcheck.grading_policy``), and
-    ``others_per_push``: where the whole suite is too slow to run on all of ``whole_suite`` every push, how
-    many of the others a push grades in full beside the panel's share; ``named_per_push``: how many of the
-    remaining wrong variants a push grades on their named tests (``selfcheck/sample.py``; None: all).
+    The exercise's policy panel (its variants that declare ``POLICY_TODOS``: ``selfcheck/panels.py``) is
+    graded in full as well. ``others_per_push``: where the whole suite is too slow to run on all of
+    ``whole_suite`` every push, how many of the others a push grades in full beside the panel's share;
+    ``named_per_push``: how many of the remaining wrong variants a push grades on their named tests
+    (``selfcheck/sample.py``; None: all).
     """
 
     suite: str
@@ -47,7 +49,6 @@ class VariantChecks:
     whole_suite: Iterable[str] | None = None
     only_named: frozenset[str] = frozenset()  # mistakes of one property: they may fail their named tests only
     extra_problems: Callable[[object, dict], list[str]] | None = None
-    panel: Iterable[str] = ()
     others_per_push: int | None = None
     named_per_push: int | None = None
 
@@ -59,12 +60,12 @@ class VariantChecks:
     def whole_this_push(cls) -> frozenset[str]:
         """The wrong variants of ``whole_suite`` this push grades in full: the panel's share
         (``panel_share``) and ``others_per_push`` of the rest, drawn from the commit; all under --full."""
-        whole = frozenset(cls.whole_suite or ())
+        panel = frozenset(policy_panel(cls.exercise))
+        whole = frozenset(cls.whole_suite or ()) | panel
         if cls.others_per_push is None:
             return whole
-        panel = whole & set(cls.panel)
-        return (panel & set(panel_share(cls.exercise, cls.panel))) | drawn(whole - panel, cls.others_per_push,
-                                                                            f"{cls.exercise}:others")
+        return frozenset(panel_share(cls.exercise, policy_panel(cls.exercise))) | drawn(
+            whole - panel, cls.others_per_push, f"{cls.exercise}:others")
 
     @classmethod
     def graded_this_push(cls) -> list:

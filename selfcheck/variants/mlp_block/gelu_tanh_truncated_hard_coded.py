@@ -1,5 +1,7 @@
 """Wrong: both blocks hard-code tanh GELU with sqrt(2/pi) cut to 0.79788456 (BLOOM) and ignore activation_fn."""
 
+POLICY_TODOS = "1, 3"  # a row of the policy table in docs/grading.md (selfcheck/panels.py)
+
 EXPECT_FAILURES = {
     'test_parity_with_reference[default-MLP]': {'cause': 'hard-coded tanh-approximate GELU'},
     'test_parity_with_reference[gelu_tanh_partial-MLP]': {'cause': 'hard-coded tanh GELU with sqrt(2/pi) cut to 0.79788456'},

@@ -1,5 +1,7 @@
 """Wrong: GLU puts the activation on the value path."""
 
+POLICY_TODOS = "4"  # a row of the policy table in docs/grading.md (selfcheck/panels.py)
+
 EXPECT_FAILURES = {
     'test_parity_with_reference[default-GLU]': {'cause': 'activation on the value path'},
     'test_parity_with_reference[relu-GLU]': {'cause': 'activation on the value path'},

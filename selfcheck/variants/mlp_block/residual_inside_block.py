@@ -1,5 +1,7 @@
 """Wrong: the block adds the residual itself and returns x + dropout(Wo(...))."""
 
+POLICY_TODOS = "2, 4"  # a row of the policy table in docs/grading.md (selfcheck/panels.py)
+
 EXPECT_FAILURES = {
     'test_parity_with_reference[default-MLP]': {'cause': 'residual inside'},
     'test_parity_with_reference[silu-GLU]': {'cause': 'residual inside'},

@@ -1,5 +1,7 @@
 """Wrong: the backward recomputes the gate without its bias, so every gradient through the gate is off."""
 
+POLICY_TODOS = "4"  # a row of the policy table in docs/grading.md (selfcheck/panels.py)
+
 EXPECT_FAILURES = {
     "test_block_gradients": "GatedProjectionFunction.backward (TODO 4): the gradients of",
 }

@@ -3,6 +3,8 @@
 # The kernel converts every tile to COMPUTE_DTYPE, which is right: under the given launch code it sums
 # float64 in float64. The mistake is the launch's, charged there; the block, judged on what it does with
 # its own gated_projection, keeps its points.
+POLICY_TODOS = "2"  # a row of the policy table in docs/grading.md (selfcheck/panels.py)
+
 EXPECT_FAILURES = {
     'test_kernel_does_the_work': {'cause': 'float32 sums for float64'},
 }

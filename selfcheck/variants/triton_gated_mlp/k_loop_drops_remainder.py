@@ -1,5 +1,7 @@
 """Wrong: the K loop stops at the last whole tile, so the hidden width's remainder is never summed."""
 
+POLICY_TODOS = "1"  # a row of the policy table in docs/grading.md (selfcheck/panels.py)
+
 EXPECT_FAILURES = {
     'test_forward_float32[silu]': {'cause': 'k_remainder_dropped'},
     'test_forward_float32[relu]': {'cause': 'k_remainder_dropped'},

@@ -1,5 +1,7 @@
 """Wrong: gated_projection computes the answer with PyTorch matmuls and never launches the kernel."""
 
+POLICY_TODOS = "2"  # a row of the policy table in docs/grading.md (selfcheck/panels.py)
+
 EXPECT_FAILURES = {
     'test_kernel_does_the_work': {'cause': 'projection not from the kernel'},
     'test_forward_3d_input[contiguous]': {'waits_on': 'test_kernel_does_the_work'},

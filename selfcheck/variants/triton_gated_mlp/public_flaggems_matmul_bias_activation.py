@@ -2,6 +2,8 @@
 EXPERT_VERDICT = "Wrong in float64 only (TODO 1): the accumulators are tl.zeros(..., tl.float32) whatever COMPUTE_DTYPE; with float64 tiles tl.dot returns float64, so `acc += tl.dot(...)` changes a loop-carried variable's type, which the GPU compiler rejects (the interpreter silently promotes and gets float64 right). float32 is exact-ieee (allow_tf32=False), 16-bit accumulates in fp32, M/N/K tails and strides are masked/handled, bias inside the activation. Deserves about 90% of TODO 1 and everything else (about 9 of 10 of the task)."
 SOURCE = 'github.com/flagos-ai/FlagGems src/flag_gems/fused/matmul_bias_activation.py'
 
+POLICY_TODOS = "1"  # a row of the policy table in docs/grading.md (selfcheck/panels.py)
+
 # Graded by the suites; the expert's verdict above was written before.
 EXPECT_FAILURES = {
     'test_forward_float64': {'cause': 'CompilationError in _launch_gated_kernel', 'says': 'Loop-carried variable'},

@@ -2,6 +2,8 @@
 EXPERT_VERDICT = "Wrong (TODO 1, most of its points): the K loop loads x and weight tiles with no mask, so whenever K is not a multiple of BLOCK_K (16) it multiplies elements past the end of each row (the next row's data, or past the allocation for the last rows: wrong results or an illegal access). Also: tl.dot at default precision is TF32 on a GPU, so float32 outputs are off by ~1e-3 relative; float32 accumulators with float64 tiles change a loop-carried type (GPU compile error). 16-bit with K % 16 == 0 is right (the % M / % N wrap only feeds masked stores). Program ids taken from the stub's 2-D grid (kernl uses a 1-D pid split by cdiv(N, BLOCK_N)). TODO 2-5 (reference code) are fine: about 35-45% of the task's points."
 SOURCE = 'github.com/ELS-RD/kernl experimental/llama-v2/kernel/fused_kernel_ff.py (ff_llama)'
 
+POLICY_TODOS = "1"  # a row of the policy table in docs/grading.md (selfcheck/panels.py)
+
 # Graded by the suites; the expert's verdict above was written before.
 EXPECT_FAILURES = {
     'test_forward_float32[silu]': {'cause': 'OutOfBoundsAccess in _launch_gated_kernel', 'says': 'OutOfBoundsAccess'},

@@ -2,6 +2,8 @@
 EXPERT_VERDICT = "Wrong in float64 only (TODO 1 and TODO 2): apply_act_func/apply_act_func_grad cast the gated half to float32 for every dtype, so silu(gate) and silu'(gate) are float32-accurate inside float64 results. 16-bit and float32 are right (value * fp32 activation promotes to fp32; tl.store rounds once to the output dtype implicitly). Mapping: attorch's input2 (activated half) is our gate, input1 our value. Deserves about 50 of 57."
 SOURCE = 'github.com/BobMcDear/attorch attorch/glu_kernels.py (+ silu/sigmoid/silu_grad in attorch/act_kernels.py)'
 
+POLICY_TODOS = "1, 2"  # a row of the policy table in docs/grading.md (selfcheck/panels.py)
+
 # Graded by the suites; the expert's verdict above was written before.
 EXPECT_FAILURES = {
     'test_forward_float64': {'cause': 'kernels compute float64 in float32'},

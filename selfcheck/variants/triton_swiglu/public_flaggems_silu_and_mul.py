@@ -2,6 +2,8 @@
 EXPERT_VERDICT = "Wrong in float64 only (TODO 1 and TODO 2): gate is cast to float32 whatever COMPUTE_DTYPE, so silu(gate) (and sigmoid in the backward) carry float32 rounding (~1e-7 relative) into float64 outputs; value and grad_out stay in their own dtype and the product promotes, so float16/bfloat16/float32 are fine (tl.fdiv is the approximate fp32 division on GPU, a couple of ulp, harmless at float32 tolerances). Strides and masks are the scaffold's. Deserves most of the points: about 50 of 57 (lose the float64 checks of TODO 1 and 2)."
 SOURCE = 'github.com/flagos-ai/FlagGems src/flag_gems/fused/silu_and_mul.py (silu_and_mul_kernel, silu_and_mul_grad_kernel)'
 
+POLICY_TODOS = "1, 2"  # a row of the policy table in docs/grading.md (selfcheck/panels.py)
+
 # Graded by the suites; the expert's verdict above was written before.
 EXPECT_FAILURES = {
     'test_forward_float64': {'cause': 'kernels compute float64 in float32'},
