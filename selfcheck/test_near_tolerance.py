@@ -17,7 +17,8 @@ import torch.nn.functional as F
 
 from grader.judge.block_evidence import nearest_mistake
 from grader.judge.block_runs import HIDDEN, INTERMEDIATE
-from grader.judge.checks import BLOCKS, diagnosis_input, random_weights
+from grader.judge.checks import diagnosis_input, random_weights
+from grader.judge.mlp_blocks import BLOCKS
 from grader.judge.seam import Reference
 from grader.judge.snapshot import LiveReference
 

@@ -18,8 +18,8 @@ from grader.judge.block_evidence import (extra_cause, forward_fails_past_its_lay
                                         structure_fault)
 from grader.judge.block_dropout import dropout_run
 from grader.judge.block_runs import CTOR, HIDDEN, INTERMEDIATE, P, forward_where, layout_of, missing_cause, probe, run, where
-from grader.judge.checks import (BLOCKS, Block, expect_close, expect_shape, fail, float32_close,
-                          float32_hint, is_close)
+from grader.judge.checks import Block, expect_close, expect_shape, fail, float32_close, float32_hint, is_close
+from grader.judge.mlp_blocks import BLOCKS
 
 BLOCK_PARAMS = [pytest.param(BLOCKS["MLP"], marks=pytest.mark.mlp, id="MLP"),
                 pytest.param(BLOCKS["GLU"], marks=pytest.mark.glu, id="GLU")]

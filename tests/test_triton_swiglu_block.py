@@ -17,7 +17,8 @@ pytest.importorskip(
 import torch  # noqa: E402
 
 from grader.judge.block_runs import DROPOUT_SHAPE, HIDDEN, INTERMEDIATE, P, layers_cause, run  # noqa: E402
-from grader.judge.checks import BLOCKS, expect_close, expect_shape, fail, is_close  # noqa: E402
+from grader.judge.checks import expect_close, expect_shape, fail, is_close  # noqa: E402
+from grader.judge.mlp_blocks import BLOCKS  # noqa: E402
 from grader.judge.kernel_target import rests_on  # noqa: E402
 from grader.judge.swiglu_block import (check_block_calls_swiglu, expect_biases,  # noqa: E402
                                        expect_block_calls_swiglu, expect_paths_not_swapped)

@@ -107,6 +107,9 @@ def expect_close(
 
 @dataclass(frozen=True)
 class Block:
+    """A block of linear layers as the helpers below and in ``block_runs``/``block_evidence`` take it: its class
+    in its exercise, the TODOs that build and run it, its layers, and its parameter count. A task declares its
+    own beside its suite (the MLP and GLU tasks': ``grader/judge/mlp_blocks.py``)."""
     name: str
     exercise: str
     init_todo: str
@@ -122,23 +125,6 @@ class Block:
             shapes[f"{layer}.weight"] = [size[d_out], size[d_in]]  # nn.Linear stores (out, in)
             shapes[f"{layer}.bias"] = [size[d_out]]
         return shapes
-
-
-BLOCKS = {
-    "MLP": Block(
-        "MLP", "mlp_block", "TODO 1", "TODO 2",
-        {"Wi": ("hidden", "intermediate"), "Wo": ("intermediate", "hidden")},
-        "2*hidden*intermediate + intermediate + hidden",
-        lambda h, i: 2 * h * i + i + h,
-    ),
-    "GLU": Block(
-        "GLU", "mlp_block", "TODO 3", "TODO 4",
-        {"Wv": ("hidden", "intermediate"), "Wg": ("hidden", "intermediate"),
-         "Wo": ("intermediate", "hidden")},
-        "3*hidden*intermediate + 2*intermediate + hidden",
-        lambda h, i: 3 * h * i + 2 * i + h,
-    ),
-}
 
 
 def random_weights(block: Block, hidden: int, intermediate: int, gen: torch.Generator,

@@ -112,15 +112,22 @@ class LiveReference(Backend):
     def call(self, exercise: str, probe_name: str, **kwargs) -> dict:
         return self.local.call(exercise, probe_name, **kwargs)
 
-    def mistakes(self, block_name: str, weights: dict, x: torch.Tensor, activation: str | None) -> list:
+    def known(self):
+        """The reference's list of known mistakes (solution/hidden/known_mistakes.py), loaded once."""
         if self._mistakes is None:
             from grader.probes import load_module
 
-            self._mistakes = load_module(str(KNOWN_MISTAKES),
-                                         "_reference_known_mistakes")
+            self._mistakes = load_module(str(KNOWN_MISTAKES), "_reference_known_mistakes")
+        return self._mistakes
+
+    def knows_mistakes(self, block_name: str) -> bool:
+        """Whether the reference names mistakes of ``block_name`` (its BLOCKS): the recorder asks for those only."""
+        return block_name in self.known().BLOCKS
+
+    def mistakes(self, block_name: str, weights: dict, x: torch.Tensor, activation: str | None) -> list:
         from grader.probes.activations import ACTIVATIONS
 
-        return self._mistakes.known_mistakes(block_name, weights, x, activation, ACTIVATIONS[activation or "gelu"])
+        return self.known().known_mistakes(block_name, weights, x, activation, ACTIVATIONS[activation or "gelu"])
 
 
 class RecordingReference(LiveReference):
@@ -147,7 +154,7 @@ class RecordingReference(LiveReference):
         self._entry(self.answers, probe_key(exercise, probe_name, kwargs),
                     lambda: {"exercise": exercise, "probe": probe_name, "question": answer_files.described(asked),
                              "answer": answer_files.encode(_detached(kept))})
-        if exercise == "mlp_block" and probe_name == "run_block" and kwargs["x"].dtype == torch.float64:
+        if probe_name == "run_block" and kwargs["x"].dtype == torch.float64 and self.knows_mistakes(kwargs["cls_name"]):
             # Record the mistakes for every float64 block run, not only those a wrong submission
             # happens to reach: in the release, any wrong block meets the same data.
             from grader.judge.checks import diagnosis_input

@@ -38,7 +38,8 @@ import torch.nn.functional as F
 
 from grader.kernels import maps as kernel_map
 from grader.kernels.triton_errors import triton_error
-from grader.judge.checks import Block, BLOCKS, fail, is_close, rounding_errors, ulp
+from grader.judge.checks import Block, fail, is_close, rounding_errors, ulp
+from grader.judge.mlp_blocks import BLOCKS
 from grader.judge.kernel_target import StudentKernels, drawn, session_verdict
 from grader.judge.seam import error_fields, format_error
 
