@@ -31,6 +31,7 @@ from tests.conftest import TASKS
 POLICY_FILE = REPO / "docs" / "grading.md"
 START, END = "<!-- policy table: start (python -m selfcheck.grading_policy --write) -->", "<!-- policy table: end -->"
 
+
 def panel_this_push(exercise: str) -> list[str]:
     """The variants of ``exercise``'s panel this push grades in full (``selfcheck/sample.py``), in the panel's order."""
     return panel_share(exercise, panel(exercise))
@@ -80,7 +81,7 @@ def what_it_is(exercise: str, name: str) -> str:
 
 
 def table() -> str:
-    """The policy table, measured now (the MLP/GLU panel with the suites' default data)."""
+    """The policy table, measured now: every exercise's panel, with the suites' default data (seed 0)."""
     rows = []
     for exercise in exercises():
         names = panel(exercise)
@@ -132,16 +133,30 @@ def written_table() -> str:
     return text[text.index(START) + len(START):text.index(END)].strip("\n") + "\n"
 
 
-def written_rows(exercise: str) -> dict[str, dict[str, int]]:
-    """The table in docs/grading.md for ``exercise``'s panel, as variant -> task -> points lost."""
-    section = written_table().split(f"`tests/{suites(exercise)[0]}`", 1)[1].split("\n`tests/", 1)[0]
+def written_lines(exercise: str) -> list[list[str]]:
+    """The cells of each row of docs/grading.md's table for ``exercise``'s panel, its header first; [] where
+    the table has no section for it."""
+    table, heading = written_table(), f"`tests/{suites(exercise)[0]}`"
+    if heading not in table:
+        return []
+    section = table.split(heading, 1)[1].split("\n`tests/", 1)[0]
     lines = [line for line in section.splitlines() if line.startswith("|")]
-    tasks = [cell.strip().split(" ")[0] for cell in lines[0].strip("|").split("|")[3:]]
-    rows = {}
-    for line in lines[2:]:
-        cells = [cell.strip() for cell in line.strip("|").split("|")]
-        rows[cells[2].strip("`")] = {task: -int(value) if value != "0" else 0 for task, value in zip(tasks, cells[3:])}
-    return rows
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[:1] + lines[2:]]
+
+
+def written_rows(exercise: str) -> dict[str, dict[str, int]]:
+    """The table in docs/grading.md for ``exercise``'s panel, as variant -> task -> points lost ({}: none)."""
+    lines = written_lines(exercise)
+    if not lines:
+        return {}
+    tasks = [cell.split(" ")[0] for cell in lines[0][3:]]
+    return {cells[2].strip("`"): {task: -int(value) if value != "0" else 0 for task, value in zip(tasks, cells[3:])}
+            for cells in lines[1:]}
+
+
+def written_todos(exercise: str) -> dict[str, str]:
+    """The table's TODO column for ``exercise``'s panel: variant -> its TODOs as written."""
+    return {cells[2].strip("`"): cells[1] for cells in written_lines(exercise)[1:]}
 
 
 def main(argv: list[str]) -> int:

@@ -10,14 +10,23 @@ from the task registry (``grader/tasks.py``). A task's variant that should be a 
 
 from __future__ import annotations
 
+import ast
 import functools
 import re
+from pathlib import Path
 
 from grader.tasks import TASKS
-from selfcheck.harness import VARIANTS, expected_failures, module_constant
+from selfcheck.harness import VARIANTS, expected_failures
 
 CONSTANT = "POLICY_TODOS"
 PUBLIC_PREFIX = "public_"  # a kernel adapted from a public project: its rows are read beside its EXPERT_VERDICT
+
+
+class NotLiteral(str):
+    """The source text of a declaration whose value is no literal (``"1, " + "3"``): refused by the check."""
+
+    def __repr__(self) -> str:
+        return f"{str(self)} (not a literal)"
 
 
 def exercises() -> list[str]:
@@ -38,23 +47,50 @@ def todos_of(exercise: str) -> set[int]:
     return {n for task in TASKS if task.exercise == exercise for n in task.todos}
 
 
+def declared(path: Path) -> tuple[bool, object]:
+    """(whether the file assigns POLICY_TODOS, its value): read from the source, never imported (it is code under
+    test); a value that is no literal is returned as its source text, for the check to refuse."""
+    for node in ast.parse(path.read_text()).body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == CONSTANT for t in targets) and node.value is not None:
+            try:
+                return True, ast.literal_eval(node.value)
+            except ValueError:
+                return True, NotLiteral(ast.unparse(node.value))
+    return False, None
+
+
 @functools.lru_cache(maxsize=None)
 def panel(exercise: str) -> tuple[str, ...]:
     """The variants of ``exercise`` that declare POLICY_TODOS, by their first TODO, the public kernels last."""
     folder = VARIANTS / exercise
-    names = [path.stem for path in sorted(folder.glob("*.py")) if module_constant(path, CONSTANT) is not None] \
-        if folder.is_dir() else []
+    names = [path.stem for path in sorted(folder.glob("*.py")) if declared(path)[0]] if folder.is_dir() else []
     return tuple(sorted(names, key=lambda name: (name.startswith(PUBLIC_PREFIX), first_todo(exercise, name), name)))
 
 
 def todo_column(exercise: str, name: str) -> str:
     """The variant's POLICY_TODOS, as the table prints it."""
-    return module_constant(VARIANTS / exercise / f"{name}.py", CONSTANT)
+    return str(declared(VARIANTS / exercise / f"{name}.py")[1])
 
 
 def first_todo(exercise: str, name: str) -> int:
-    numbers = re.findall(r"\d+", str(todo_column(exercise, name)))
+    numbers = re.findall(r"\d+", todo_column(exercise, name))
     return int(numbers[0]) if numbers else 0
+
+
+def todo_numbers(value: str) -> list[int] | None:
+    """"1, 3-4" -> [1, 3, 4]; None unless written as the table says TODOs: spans "n" or "n-m" (n < m), ", "
+    between them, every number above the last."""
+    if not re.fullmatch(r"\d+(-\d+)?(, \d+(-\d+)?)*", value):
+        return None
+    numbers: list[int] = []
+    for part in value.split(", "):
+        first, _, last = part.partition("-")
+        span = list(range(int(first), int(last or first) + 1))
+        if (last and int(last) <= int(first)) or (numbers and span[0] <= numbers[-1]):
+            return None
+        numbers += span
+    return numbers
 
 
 def declaration_problems(exercise: str) -> list[str]:
@@ -63,17 +99,15 @@ def declaration_problems(exercise: str) -> list[str]:
     problems, known = [], todos_of(exercise)
     for name in panel(exercise):
         path = VARIANTS / exercise / f"{name}.py"
-        value = todo_column(exercise, name)
+        value = declared(path)[1]
         if not expected_failures(path):
             problems.append(f"{path.name}: declares {CONSTANT} but expects no failure: a row of the policy"
                             " table is a wrong variant")
-        if not isinstance(value, str) or not re.fullmatch(r"\d+(-\d+)?(, \d+(-\d+)?)*", value):
-            problems.append(f"{path.name}: {CONSTANT} = {value!r}; expected the TODOs as the table says them,"
-                            " e.g. \"1\", \"1, 3\" or \"1-4\"")
-            continue
-        spans = [[int(n) for n in part.split("-")] for part in value.split(", ")]
-        numbers = {n for span in spans for n in range(span[0], span[-1] + 1)}
-        if not numbers <= known:
-            problems.append(f"{path.name}: {CONSTANT} = {value!r} names TODO {sorted(numbers - known)}, which no"
-                            f" task of exercises/{exercise}.py has (grader/tasks.py: {sorted(known)})")
+        numbers = todo_numbers(value) if isinstance(value, str) and not isinstance(value, NotLiteral) else None
+        if numbers is None:
+            problems.append(f"{path.name}: {CONSTANT} = {value!r}; expected the TODOs as the table says them, in"
+                            " increasing order: \"1\", \"1, 3\" or \"1-4\"")
+        elif not set(numbers) <= known:
+            problems.append(f"{path.name}: {CONSTANT} = {value!r} names TODO {sorted(set(numbers) - known)}, which"
+                            f" no task of exercises/{exercise}.py has (grader/tasks.py: {sorted(known)})")
     return problems

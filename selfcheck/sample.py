@@ -2,7 +2,7 @@
 
 Some self-checks repeat one expensive run for each case of a list: the Triton pools' wrong variants graded
 on the whole suite (that one mistake costs its own tests and no others, and the points the policy table in
-``docs/grading.md`` says), the Triton seed panel (the same points under another seed), and the Triton
+``docs/grading.md`` says), the Triton seed panels (the same points under another seed), and the Triton
 attacks graded in the sandbox beside their controls. Under Triton's interpreter a whole run takes seconds
 of CPU; all of them on every push took CI minutes past its eight. So a push grades every variant on the
 tests it names, every correct variant and the reference on the whole suite, every attack on the core tasks,

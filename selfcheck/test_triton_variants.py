@@ -3,8 +3,8 @@
 The shared checks come from ``selfcheck.variant_checks``. A run of ``tests/test_triton_swiglu.py``
 takes a few seconds, most of it starting the child processes the seam runs this exercise in (one for
 the student's file, one for the student's kernels in the stub's launch code), so wrong variants get
-only the tests they name, except the policy panel and ``ONLY_NAMED``, whose point is that every test still
-reports, or that they fail nothing but the tests they name (``ONLY_NAMED``).
+only the tests they name, except the policy panel (every test still reports) and ``ONLY_NAMED`` (they fail
+nothing but the tests they name).
 """
 
 from __future__ import annotations

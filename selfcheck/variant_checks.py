@@ -58,7 +58,7 @@ class VariantChecks:
 
     @classmethod
     def whole_this_push(cls) -> frozenset[str]:
-        """The wrong variants of ``whole_suite`` this push grades in full: the panel's share
+        """The wrong variants of ``whole_suite`` and the policy panel this push grades in full: the panel's share
         (``panel_share``) and ``others_per_push`` of the rest, drawn from the commit; all under --full."""
         panel = frozenset(policy_panel(cls.exercise))
         whole = frozenset(cls.whole_suite or ()) | panel
