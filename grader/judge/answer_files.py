@@ -15,6 +15,10 @@ review reads what changed: each entry names the tests that asked it (``asked_by`
 A tensor is ``{"tensor": dtype, "shape": [...], "values": [...]}``, its values flat: JSON's numbers hold
 a float64 exactly (Python writes the shortest text that reads back the same float), and every float32,
 float16 or bfloat16 value is one of those.
+
+Recorded again, an entry whose answer differs from the file's only in float64 rounding keeps the file's text
+(``steadied``): the reference's float64 arithmetic differs in its last bits between CPUs (the kernels a BLAS
+picks), and a diff of a recording must show what changed, not which machine recorded it.
 """
 
 from __future__ import annotations
@@ -25,6 +29,10 @@ from pathlib import Path
 import torch
 
 TENSOR = "tensor"  # the key that marks an encoded tensor: no answer's own dict may use it
+# How far a float64 answer may move and still be the same answer, of its tensor's largest value: about 450
+# float64 roundings (two CPUs' sums of a few dozen terms differ by a few), and 6,000 times less than the nearest
+# a known mistake comes to the reference (tanh GELU with sqrt(2/pi) cut to 8 digits: 6e-10).
+ROUNDING = 1e-13
 
 
 class AnswerFileError(ValueError):
@@ -58,6 +66,52 @@ def decode(value):
     if isinstance(value, list):
         return [decode(v) for v in value]
     return value
+
+
+def same_answer(new, old) -> bool:
+    """Whether two encoded answers are the same but for float64 rounding: everything else (shapes, dtypes,
+    text, numbers of any other dtype) exactly equal."""
+    if isinstance(new, dict) and isinstance(old, dict):
+        if TENSOR in new and new.get(TENSOR) == "float64" and old.get(TENSOR) == "float64":
+            if new["shape"] != old["shape"] or len(new["values"]) != len(old["values"]):
+                return False
+            a, b = (torch.tensor(v["values"], dtype=torch.float64) for v in (new, old))
+            finite = a.isfinite()
+            if not torch.equal(finite, b.isfinite()) or not torch.equal(a[~finite].nan_to_num(), b[~finite].nan_to_num()):
+                return False  # an infinity or NaN is the same only where the other has the same one
+            scale = float(b[finite].abs().max()) if bool(finite.any()) else 0.0
+            return bool(((a[finite] - b[finite]).abs() <= ROUNDING * scale).all())
+        return new.keys() == old.keys() and all(same_answer(new[k], old[k]) for k in new)
+    if isinstance(new, list) and isinstance(old, list):
+        return len(new) == len(old) and all(same_answer(a, b) for a, b in zip(new, old))
+    return type(new) is type(old) and new == old
+
+
+def steady(new, old):
+    """``new``, with ``old``'s text kept for every part of it that is the same answer (``same_answer``): a
+    mistakes entry whose hint was reworded keeps its outputs' text, and shows the hint's change alone."""
+    if same_answer(new, old):
+        return old
+    if isinstance(new, dict) and isinstance(old, dict) and TENSOR not in new:
+        return {k: steady(v, old[k]) if k in old else v for k, v in new.items()}
+    if isinstance(new, list) and isinstance(old, list) and len(new) == len(old):
+        return [steady(a, b) for a, b in zip(new, old)]
+    return new
+
+
+def steadied(new: dict, old: dict) -> dict:
+    """``new`` (a recorded file's data), each entry's answer (an answer's "answer", a mistakes entry's
+    "mistakes") steadied against ``old``'s (``steady``); which entries there are, and who asked them, are
+    ``new``'s alone, so nothing stale survives."""
+    kept = dict(new)
+    for section, field in (("answers", "answer"), ("mistakes", "mistakes")):
+        entries, before = dict(new.get(section, {})), old.get(section, {})
+        for key, entry in entries.items():
+            was = before.get(key)
+            if isinstance(was, dict) and field in was and field in entry:
+                entries[key] = {**entry, field: steady(entry[field], was[field])}
+        kept[section] = entries
+    return kept
 
 
 def described(value):

@@ -1,0 +1,54 @@
+"""A recording again keeps the answer files' text where only another CPU's float64 rounding changed
+(``grader.judge.answer_files.steadied``), and shows every other change: a diff is what changed."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from grader.judge.answer_files import ROUNDING, encode, same_answer, steadied
+
+
+def tensor(values, dtype=torch.float64):
+    return encode(torch.tensor(values, dtype=dtype))
+
+
+def test_float64_rounding_is_the_same_answer():
+    old = tensor([1.0, -2.5, 3.25])
+    new = tensor([1.0 + 2.2e-16, -2.5, 3.25 - 4.4e-16])
+    assert same_answer(new, old)
+
+
+def test_a_change_a_mistake_could_make_is_a_new_answer():
+    # sqrt(2/pi) cut to 8 digits moves a GELU by about 6e-10: far above what counts as rounding
+    assert 6e-10 > 1000 * ROUNDING
+    assert not same_answer(tensor([1.0 + 6e-10, 2.0]), tensor([1.0, 2.0]))
+
+
+def test_every_other_dtype_text_and_shape_must_be_equal():
+    assert not same_answer(tensor([1.0, 2.0], torch.float32), tensor([1.0 + 1e-7, 2.0], torch.float32))
+    assert same_answer(tensor([1.0, 2.0], torch.float32), tensor([1.0, 2.0], torch.float32))
+    assert not same_answer(encode(torch.zeros(2, 3, dtype=torch.float64)), encode(torch.zeros(3, 2, dtype=torch.float64)))
+    assert not same_answer(["no biases", 1.0], ["no bias", 1.0])
+    assert not same_answer({"value": 4}, {"value": 4.0})
+
+
+def test_infinities_and_nans_are_the_same_only_where_they_were():
+    assert same_answer(tensor([math.nan, 1.0]), tensor([math.nan, 1.0]))
+    assert not same_answer(tensor([math.nan, 1.0]), tensor([1.0, math.nan]))
+    assert not same_answer(tensor([math.inf, 1.0]), tensor([-math.inf, 1.0]))
+
+
+def test_a_reworded_hint_keeps_its_outputs_text_and_no_entry_outlives_its_test():
+    old_out, new_out = tensor([0.5, 1.5]), tensor([0.5 + 1e-16, 1.5])
+    old = {"answers": {"a": {"asked_by": ["t1"], "answer": {"out": old_out}},
+                       "gone": {"asked_by": ["t0"], "answer": {"out": old_out}}},
+           "mistakes": {"m": {"inputs": {}, "mistakes": [["no biases", "old words", old_out, True]]}}}
+    new = {"answers": {"a": {"asked_by": ["t1", "t2"], "answer": {"out": new_out}}},
+           "mistakes": {"m": {"inputs": {}, "mistakes": [["no biases", "new words", new_out, True]]}}}
+    kept = steadied(new, old)
+    assert set(kept["answers"]) == {"a"}, "an entry no test asks any more was kept"
+    assert kept["answers"]["a"]["asked_by"] == ["t1", "t2"]
+    assert kept["answers"]["a"]["answer"]["out"] is old_out
+    assert kept["mistakes"]["m"]["mistakes"] == [["no biases", "new words", old_out, True]]
