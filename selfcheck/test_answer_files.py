@@ -52,3 +52,18 @@ def test_a_reworded_hint_keeps_its_outputs_text_and_no_entry_outlives_its_test()
     assert kept["answers"]["a"]["asked_by"] == ["t1", "t2"]
     assert kept["answers"]["a"]["answer"]["out"] is old_out
     assert kept["mistakes"]["m"]["mistakes"] == [["no biases", "new words", old_out, True]]
+
+
+def test_a_file_that_cannot_be_read_is_replaced_whole(tmp_path):
+    """A merge's conflict markers in an answer file: recording again is the remedy, so it must not fail on them."""
+    from grader.judge.answer_files import write
+    from grader.judge.snapshot import steadied_file
+
+    made, target = tmp_path / "made.json", tmp_path / "glu.json"
+    data = {"format": 1, "seed": 0, "task": "glu", "answers": {"a": {"asked_by": ["t"], "answer": tensor([1.0])}},
+            "mistakes": {}}
+    write(made, data)
+    target.write_text("<<<<<<< HEAD\n{}\n=======\n{}\n>>>>>>> theirs\n")
+    assert steadied_file(made, target) == data
+    write(target, {**data, "seed": 1, "answers": {"a": {"asked_by": ["t"], "answer": tensor([1.0 + 1e-16])}}})
+    assert steadied_file(made, target) == data, "a file of another seed was steadied against"

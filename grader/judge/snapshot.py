@@ -23,6 +23,7 @@ to the reference's run, so a test must ask the same questions whatever the code 
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -122,7 +123,7 @@ class LiveReference(Backend):
 
     def knows_mistakes(self, block_name: str) -> bool:
         """Whether the reference names mistakes of ``block_name`` (its BLOCKS): the recorder asks for those only."""
-        return block_name in self.known().BLOCKS
+        return block_name in getattr(self.known(), "BLOCKS", ())
 
     def mistakes(self, block_name: str, weights: dict, x: torch.Tensor, activation: str | None) -> list:
         from grader.probes.activations import ACTIVATIONS
@@ -237,7 +238,6 @@ def record(tasks: list[str] | None = None, folder: Path = SNAPSHOTS) -> int:
     when both runs pass: a refused recording leaves the files as they were."""
     import json
     import os
-    import shutil
     import tempfile
 
     chosen = tasks or list(TASK_NAMES)
@@ -263,14 +263,39 @@ def record(tasks: list[str] | None = None, folder: Path = SNAPSHOTS) -> int:
                   f" the student release could not answer them. Ask the reference the same questions whatever the"
                   f" code under test returns (nothing was written):\n{lines}", file=sys.stderr)
             return 1
+        # Every file's data first, then the writes: nothing is written where one of them cannot be made.
+        written = {folder / path.name: steadied_file(path, folder / path.name) for path in sorted(made.glob("*.json"))}
         folder.mkdir(parents=True, exist_ok=True)
-        for path in sorted(made.glob("*.json")):
-            target = folder / path.name
-            if target.is_file():  # float64 rounding of another CPU is no change (answer_files.steadied)
-                answer_files.write(target, answer_files.steadied(answer_files.read(path), answer_files.read(target)))
-            else:
-                shutil.copyfile(path, target)
+        for target, data in written.items():
+            answer_files.write(target, data)
     return 0
+
+
+def steadied_file(made: Path, target: Path) -> dict:
+    """The new recording ``made``, steadied (float64 rounding of another CPU is no change:
+    ``answer_files.steadied``) against the file it replaces and then against that file as last committed, so
+    that a change recorded and then undone leaves no diff; whole where neither is readable (a merge's conflict
+    markers: recording is the remedy) or of this format and seed."""
+    data = answer_files.read(made)
+    for old in (target.read_text() if target.is_file() else None, committed_text(target)):
+        try:
+            old = json.loads(old) if old is not None else None
+        except ValueError:
+            old = None
+        if isinstance(old, dict) and (old.get("format"), old.get("seed")) == (data.get("format"), data.get("seed")):
+            data = answer_files.steadied(data, old)
+    return data
+
+
+def committed_text(path: Path) -> str | None:
+    """``path`` as git's HEAD holds it, or None (no git, no commit, a file outside this checkout or never committed)."""
+    try:
+        relative = path.resolve().relative_to(REPO)
+        shown = subprocess.run(["git", "show", f"HEAD:{relative.as_posix()}"], cwd=REPO, capture_output=True, text=True,
+                               timeout=30)
+    except (ValueError, OSError, subprocess.SubprocessError):
+        return None
+    return shown.stdout if shown.returncode == 0 else None
 
 
 AUDIT_REPORT_ENV = "GRADER_ANSWERS_AUDIT"  # where the run on the stubs writes the tests it refused (JSON)
