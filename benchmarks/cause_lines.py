@@ -23,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from grader.tasks import TASKS  # noqa: E402
+from grader.tasks import exercise_suites  # noqa: E402
 from selfcheck.harness import VARIANTS, materialize  # noqa: E402
 
 # (exercise, variant): mistakes students make, one each; 11 in the core files, 10 in the Triton ones.
@@ -58,7 +58,7 @@ def summary(exercise: str, variant: str) -> list[str]:
     """The "failures by cause" lines pytest prints for the reference with ``variant``'s mistake."""
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / f"{exercise}.py").write_text(materialize(VARIANTS / exercise / f"{variant}.py", exercise))
-        suites = sorted({f"tests/{s}" for task in TASKS if task.exercise == exercise for s in task.suites})
+        suites = [f"tests/{suite}" for suite in exercise_suites(exercise)]
         run = subprocess.run([sys.executable, "-m", "pytest", *suites, "--target", folder, "-q",
                               "-p", "no:cacheprovider"], cwd=REPO, capture_output=True, text=True, timeout=900)
     lines = run.stdout.splitlines()

@@ -45,6 +45,11 @@ TRITON_EXERCISES = frozenset(task.exercise for task in TASKS if task.triton)
 SUITES = tuple(dict.fromkeys(suite for task in TASKS for suite in task.suites))
 
 
+def exercise_suites(exercise: str) -> tuple[str, ...]:
+    """The suite files that grade ``exercise``: those of every task of it, each once, in the registry's order."""
+    return tuple(dict.fromkeys(suite for task in TASKS if task.exercise == exercise for suite in task.suites))
+
+
 def todo_span(todos: tuple[int, ...]) -> str:
     """(1, 2, 3) -> "TODO 1-3"; (1, 3) -> "TODO 1, 3": as the documents and messages say it."""
     runs: list[list[int]] = []

@@ -21,9 +21,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from grader.tasks import TRITON_EXERCISES
+from grader.tasks import TRITON_EXERCISES, exercise_suites
 from selfcheck.harness import REPO, VARIANTS, Outcome, parallel, run_variant
-from selfcheck.panels import PUBLIC_PREFIX, exercises, panel, suites, todo_column
+from selfcheck.panels import PUBLIC_PREFIX, exercises, panel, todo_column
 from selfcheck.sample import panel_share
 from selfcheck.variant_checks import FAST
 from tests.conftest import TASKS
@@ -44,14 +44,14 @@ def graded_points(exercise: str) -> dict[str, tuple[str, int]]:
     while one runs (a collection is a pytest start, seconds). Callers must not change what it returns."""
     with tempfile.TemporaryDirectory() as tmp:
         records = Path(tmp) / "collected.jsonl"
-        subprocess.run([sys.executable, "-m", "pytest", *(f"tests/{name}" for name in suites(exercise)),
+        subprocess.run([sys.executable, "-m", "pytest", *(f"tests/{name}" for name in exercise_suites(exercise)),
                         "--collect-only", "-q", "-p", "grader.plugin",
                         "--grader-results", str(records), "-p", "no:cacheprovider"],
                        cwd=REPO, capture_output=True, text=True, check=False, timeout=300)
         lines = [json.loads(line) for line in records.read_text().splitlines()] if records.exists() else []
     points = {r["nodeid"].split("::", 1)[1]: (r["task"], r["points"]) for r in lines if r["kind"] == "collected"}
     if not points:
-        raise RuntimeError(f"no graded test collected from {', '.join(f'tests/{name}' for name in suites(exercise))}")
+        raise RuntimeError(f"no graded test collected from {', '.join(f'tests/{name}' for name in exercise_suites(exercise))}")
     return points
 
 
@@ -68,7 +68,7 @@ def grade_panel(exercise: str) -> dict[str, dict[str, int]]:
     """Variant -> task -> points lost, each variant of ``exercise``'s panel graded in full, seed 0."""
     names = panel(exercise)
     points = graded_points(exercise)
-    calls = {name: (lambda name=name: run_variant(suites(exercise), exercise, VARIANTS / exercise / f"{name}.py",
+    calls = {name: (lambda name=name: run_variant(exercise_suites(exercise), exercise, VARIANTS / exercise / f"{name}.py",
                                                   **FAST))
              for name in names}
     with parallel(calls) as futures:
@@ -91,7 +91,7 @@ def table() -> str:
         tasks = [task for task in TASKS if any(t == task for t, _ in points.values())]
         totals = {t: sum(p for task, p in points.values() if task == t) for t in tasks}
         lost = grade_panel(exercise)
-        rows.append(f"\n{', '.join(f'`tests/{name}`' for name in suites(exercise))} (`exercises/{exercise}.py`)\n")
+        rows.append(f"\n{', '.join(f'`tests/{name}`' for name in exercise_suites(exercise))} (`exercises/{exercise}.py`)\n")
         rows.append("| mistake | TODO | variant | " + " | ".join(f"{t} (of {totals[t]})" for t in tasks) + " |")
         rows.append("|---|---|---|" + "---:|" * len(tasks))
         for name in names:
@@ -136,7 +136,7 @@ def written_table() -> str:
 def written_lines(exercise: str) -> list[list[str]]:
     """The cells of each row of docs/grading.md's table for ``exercise``'s panel, its header first; [] where
     the table has no section for it."""
-    table, heading = written_table(), f"`tests/{suites(exercise)[0]}`"
+    table, heading = written_table(), f"`tests/{exercise_suites(exercise)[0]}`"
     if heading not in table:
         return []
     section = table.split(heading, 1)[1].split("\n`tests/", 1)[0]

@@ -201,8 +201,11 @@ def read_report(report: Path, records: Path | None = None) -> dict[str, Outcome]
 
 
 def module_constant(variant: Path, name: str):
+    """The literal a variant's module assigns to ``name`` (``x = ...`` or ``x: T = ...``), read without importing
+    it; None where it assigns none. ValueError where the value is no literal."""
     for node in ast.parse(variant.read_text()).body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets) and node.value is not None:
             return ast.literal_eval(node.value)
     return None
 

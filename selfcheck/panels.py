@@ -10,23 +10,22 @@ from the task registry (``grader/tasks.py``). A task's variant that should be a 
 
 from __future__ import annotations
 
-import ast
 import functools
 import re
 from pathlib import Path
 
 from grader.tasks import TASKS
-from selfcheck.harness import VARIANTS, expected_failures
+from selfcheck.harness import VARIANTS, expected_failures, module_constant
 
 CONSTANT = "POLICY_TODOS"
 PUBLIC_PREFIX = "public_"  # a kernel adapted from a public project: its rows are read beside its EXPERT_VERDICT
 
 
 class NotLiteral(str):
-    """The source text of a declaration whose value is no literal (``"1, " + "3"``): refused by the check."""
+    """A declaration whose value is no literal (``"1, " + "3"``): refused by the check."""
 
     def __repr__(self) -> str:
-        return f"{str(self)} (not a literal)"
+        return "a value that is no literal"
 
 
 def exercises() -> list[str]:
@@ -34,13 +33,15 @@ def exercises() -> list[str]:
     return list(dict.fromkeys(task.exercise for task in TASKS))
 
 
-def suites(exercise: str) -> tuple[str, ...]:
-    """The suite files that grade ``exercise``: every task of it, each file once."""
-    return tuple(dict.fromkeys(suite for task in TASKS if task.exercise == exercise for suite in task.suites))
-
-
 def tasks_of(exercise: str) -> list[str]:
     return [task.name for task in TASKS if task.exercise == exercise]
+
+
+def marks_of(exercise: str) -> list:
+    """The markers of ``exercise``'s tasks, for a self-check's case (``python -m selfcheck --task NAME`` selects it)."""
+    import pytest
+
+    return [getattr(pytest.mark, task) for task in tasks_of(exercise)]
 
 
 def todos_of(exercise: str) -> set[int]:
@@ -48,16 +49,13 @@ def todos_of(exercise: str) -> set[int]:
 
 
 def declared(path: Path) -> tuple[bool, object]:
-    """(whether the file assigns POLICY_TODOS, its value): read from the source, never imported (it is code under
-    test); a value that is no literal is returned as its source text, for the check to refuse."""
-    for node in ast.parse(path.read_text()).body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
-        if any(isinstance(t, ast.Name) and t.id == CONSTANT for t in targets) and node.value is not None:
-            try:
-                return True, ast.literal_eval(node.value)
-            except ValueError:
-                return True, NotLiteral(ast.unparse(node.value))
-    return False, None
+    """(whether the file assigns POLICY_TODOS, its value), read from the source as EXPECT_FAILURES is (never
+    imported: it is code under test); a value that is no literal is returned as ``NotLiteral``, for the check."""
+    try:
+        value = module_constant(path, CONSTANT)
+    except ValueError:
+        return True, NotLiteral()
+    return value is not None, value
 
 
 @functools.lru_cache(maxsize=None)

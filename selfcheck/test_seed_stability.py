@@ -25,9 +25,9 @@ import os
 
 import pytest
 
-from grader.tasks import SUITES, TRITON_EXERCISES
+from grader.tasks import SUITES, TRITON_EXERCISES, exercise_suites
 from selfcheck.grading_policy import graded_points, panel_this_push, points_lost, written_rows, written_todos
-from selfcheck.panels import declaration_problems, exercises, panel, suites, tasks_of, todo_column
+from selfcheck.panels import declaration_problems, exercises, marks_of, panel, todo_column
 from selfcheck.harness import VARIANTS, parallel, run_suite, run_variant, start_preloaded
 from selfcheck.sample import commit
 from selfcheck.variant_checks import FAST, WORKERS
@@ -50,7 +50,7 @@ SEEDS = seeds(1)  # 18 runs of the MLP suite per seed: each push tries a new see
 def under_seeds(exercise: str, seeds, names) -> dict:
     """(variant, seed) -> its run, for ``names`` of ``exercise``'s panel under every seed."""
     calls = {(name, seed): (lambda name=name, seed=seed: run_variant(
-        suites(exercise), exercise, VARIANTS / exercise / f"{name}.py", *seed_argument(seed), **FAST))
+        exercise_suites(exercise), exercise, VARIANTS / exercise / f"{name}.py", *seed_argument(seed), **FAST))
         for name in names for seed in seeds}
     with parallel(calls, WORKERS) as futures:
         return {key: future.result() for key, future in futures.items()}
@@ -64,8 +64,7 @@ def seed_argument(seed: int) -> tuple[str, ...]:
 def panel_cases() -> list:
     """(exercise, variant) for this push's share of every panel, marked with its exercise's tasks
     (``python -m selfcheck --task NAME`` selects them)."""
-    return [pytest.param(exercise, name, id=f"{exercise}/{name}",
-                         marks=[getattr(pytest.mark, task) for task in tasks_of(exercise)])
+    return [pytest.param(exercise, name, id=f"{exercise}/{name}", marks=marks_of(exercise))
             for exercise in exercises() for name in panel_this_push(exercise)]
 
 
@@ -101,8 +100,7 @@ def test_points_lost_as_the_policy_table_says(exercise, name):
                              " python -m selfcheck.grading_policy --write, and check the change is meant")
 
 
-@pytest.mark.parametrize("exercise", [pytest.param(exercise, marks=[getattr(pytest.mark, task) for task in tasks_of(exercise)])
-                                      for exercise in exercises()])
+@pytest.mark.parametrize("exercise", [pytest.param(exercise, marks=marks_of(exercise)) for exercise in exercises()])
 def test_every_row_of_the_table_is_a_declared_variant(exercise):
     """The table has no row of a variant that no longer declares POLICY_TODOS (or no longer exists), its TODO
     column is each variant's declaration, and each declaration names a wrong variant and TODOs of its exercise."""

@@ -236,7 +236,6 @@ def record(tasks: list[str] | None = None, folder: Path = SNAPSHOTS) -> int:
     """Run ``tasks``' suites (None: every task's) on the reference, recording its answers, then on the stubs,
     refusing a test that asks there what it did not ask on the reference. The files go into ``folder`` only
     when both runs pass: a refused recording leaves the files as they were."""
-    import json
     import os
     import tempfile
 
