@@ -35,9 +35,21 @@ def launch_code_file(exercise: str) -> Path:
     return SNAPSHOTS / f"{exercise}_launch.py"
 
 
+# The known mistakes' hints, once for every task's answer file (grader/judge/snapshot.py): a hint reworded in
+# solution/hidden/known_mistakes.py is one line of this file. Its name is no task's (instructor/new_task.py).
+HINTS_NAME = "hints"
+
+
 def answer_file(task: str, folder: Path = SNAPSHOTS) -> Path:
     """Where the reference's recorded answers to ``task``'s tests are kept (grader/judge/answer_files.py)."""
+    if task == HINTS_NAME:
+        raise ValueError(f"a task may not be named {HINTS_NAME!r}: tests/snapshots/{HINTS_NAME}.json holds the hints")
     return folder / f"{task}.json"
+
+
+def hints_file(folder: Path = SNAPSHOTS) -> Path:
+    """Where the recorded answers' hints are kept, beside the task files."""
+    return folder / f"{HINTS_NAME}.json"
 
 
 def reference_present() -> bool:

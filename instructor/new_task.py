@@ -15,7 +15,7 @@ import keyword
 import re
 from pathlib import Path
 
-from grader.paths import EXERCISES, REPO, TESTS, display_path, reference_file
+from grader.paths import EXERCISES, HINTS_NAME, REPO, TESTS, display_path, reference_file
 from grader.tasks import TASK_NAMES, TASKS
 
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "new_task"
@@ -47,6 +47,8 @@ def check_name(name: str, title: str) -> None:
     if name in TASK_NAMES or name in TAKEN_MARKERS:
         raise NewTaskError(f"--new-task {name!r}: taken ({'a task' if name in TASK_NAMES else 'a pytest marker'});"
                            f" the tasks are {', '.join(TASK_NAMES)}")
+    if name == HINTS_NAME:
+        raise NewTaskError(f"--new-task {name!r}: taken (tests/snapshots/{HINTS_NAME}.json holds the recorded hints)")
     if name in {task.exercise for task in TASKS}:
         raise NewTaskError(f"--new-task {name!r}: exercises/{name}.py is another task's exercise")
     if not title.strip() or any(c in title for c in "\"\\\n|`"):

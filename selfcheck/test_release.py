@@ -20,7 +20,7 @@ import pytest
 import torch
 
 from instructor import release
-from grader.paths import REFERENCE, REPO, SNAPSHOTS
+from grader.paths import REFERENCE, REPO, answer_file, hints_file
 from grader.tasks import TASK_NAMES
 from selfcheck.harness import VARIANTS, materialize, parallel, read_report, recorded, reference_sources, verdict
 from grader.judge import answer_files, snapshot
@@ -64,6 +64,7 @@ def test_release_holds_no_reference(made):
     assert {"exercises/mlp_block.py", "tests/test_mlp.py", "requirements.txt", "notebooks/microgpt_mlp.ipynb",
             "README.md", "socratic_prompt.md"} <= files
     assert {f"tests/snapshots/{task}.json" for task in TASK_NAMES} <= files  # each task's recorded answers
+    assert "tests/snapshots/hints.json" in files  # and their hints
     assert release.leaks(made, release.reference_functions()) == []
 
 
@@ -194,18 +195,24 @@ def test_the_grader_uses_the_snapshot_data(made, tmp_path):
 
 
 def test_recorded_mistakes_are_the_reference_mistakes():
-    """The snapshot's known-mistake outputs, recomputed now from the instructor's known_mistakes.py."""
-    stored = {key: answer_files.decode(entry) for path in sorted(SNAPSHOTS.glob("*.json"))
-              for key, entry in answer_files.read(path)["mistakes"].items()}
+    """The snapshot's known-mistake outputs, and their hints (hints.json), recomputed now from the instructor's
+    known_mistakes.py."""
+    from grader.judge import answer_hints
+
+    stored = {key: answer_files.decode(entry) for task in TASK_NAMES if answer_file(task).is_file()
+              for key, entry in answer_files.read(answer_file(task))["mistakes"].items()}
+    hints = answer_hints.read(hints_file())
     live = snapshot.LiveReference()
     assert stored, "the recorded answers hold no known-mistake outputs"
     for key, entry in stored.items():
         inputs = entry["inputs"]
         now = live.mistakes(inputs["block_name"], inputs["weights"], inputs["x"], inputs["activation"])
+        recorded = answer_hints.joined(entry["mistakes"], hints, inputs["block_name"], inputs["activation"])
+        assert recorded is not None, f"{key}: a cause without its hint in hints.json; `{snapshot.REGENERATE}`"
         assert [(cause, hint, in_init) for cause, hint, _, in_init in now] == [
-            (cause, hint, in_init) for cause, hint, _, in_init in entry["mistakes"]], \
+            (cause, hint, in_init) for cause, hint, _, in_init in recorded], \
             f"{key}: the causes, hints or places changed; record the snapshot again with `{snapshot.REGENERATE}`"
-        for (_, hint, output, _), (_, _, stored, _) in zip(now, entry["mistakes"]):
+        for (_, hint, output, _), (_, _, stored, _) in zip(now, recorded):
             assert torch.allclose(output, stored, rtol=1e-12, atol=1e-12), \
                 f"{key} {hint!r}: output changed; `{snapshot.REGENERATE}`"
 

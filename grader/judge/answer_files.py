@@ -24,9 +24,12 @@ picks), and a diff of a recording must show what changed, not which machine reco
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import torch
+
+from grader.paths import REPO
 
 TENSOR = "tensor"  # the key that marks an encoded tensor: no answer's own dict may use it
 # How far a float64 answer may move and still be the same answer, of its tensor's largest value: about nine
@@ -150,3 +153,38 @@ def read(path: Path) -> dict:
         return json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         raise AnswerFileError(f"{path.name}: not a file of recorded answers ({exc})") from None
+
+
+def steadied_file(made: Path, target: Path) -> dict:
+    """The new recording ``made``, steadied (float64 rounding of another CPU is no change:
+    ``answer_files.steadied``) against the file it replaces and then against that file as last committed, so
+    that a change recorded and then undone leaves no diff; whole where neither is readable (a merge's conflict
+    markers: recording is the remedy) or of this format and seed."""
+    data = read(made)
+    for old in (target.read_text() if target.is_file() else None, committed_text(target)):
+        try:
+            old = json.loads(old) if old is not None else None
+        except ValueError:
+            old = None
+        if isinstance(old, dict) and (old.get("format"), old.get("seed")) == (data.get("format"), data.get("seed")):
+            data = steadied(data, old)
+    return data
+
+
+def readable(path: Path) -> dict | None:
+    """An answer file's data, or None where there is none to read (a merge's conflict markers, no file)."""
+    try:
+        return read(path) if path.is_file() else None
+    except AnswerFileError:
+        return None
+
+
+def committed_text(path: Path) -> str | None:
+    """``path`` as git's HEAD holds it, or None (no git, no commit, a file outside this checkout or never committed)."""
+    try:
+        relative = path.resolve().relative_to(REPO)
+        shown = subprocess.run(["git", "show", f"HEAD:{relative.as_posix()}"], cwd=REPO, capture_output=True, text=True,
+                               timeout=30)
+    except (ValueError, OSError, subprocess.SubprocessError):
+        return None
+    return shown.stdout if shown.returncode == 0 else None

@@ -6,7 +6,8 @@ counts, FLOPs) and the outputs of known mistakes (``reference.mistakes``, for th
 ``solution/hidden/`` is present (instructors, CI, the grader) they are computed live. The student
 release has no ``solution/``: there they come from ``tests/snapshots/<task>.json``, one readable file
 per task (``grader/judge/answer_files.py``), recorded from the reference on the data of ``--seed 0``
-(the snapshot pattern: golden outputs stored per input). A test reads only its own task's file.
+(the snapshot pattern: golden outputs stored per input). A test reads only its own task's file, and the
+known mistakes' hints from ``tests/snapshots/hints.json``, where each is written once (``answer_hints.py``).
 
 Record them again after changing the reference or the tests' data, where ``solution/`` is present::
 
@@ -32,14 +33,15 @@ import pytest
 import torch
 
 from grader.backend import Backend
-from grader.paths import (KNOWN_MISTAKES, REPO, SNAPSHOT_SEED, SNAPSHOTS, answer_file, display_path, launch_code_file,
-                          reference_file, reference_present)
-from grader.judge import answer_files
+from grader.paths import (HINTS_NAME, KNOWN_MISTAKES, REPO, SNAPSHOT_SEED, SNAPSHOTS, answer_file, display_path, hints_file,
+                          launch_code_file, reference_file, reference_present)
+from grader.judge import answer_files, answer_hints
 from grader.judge.seam import LocalBackend, Reference
 from grader.tasks import TASK_NAMES
 
-# 3: each known mistake with its cause and whether it is in __init__; 4: one JSON file per task
-FORMAT = "mlp-block-reference-answers/4"
+# 3: each known mistake with its cause and whether it is in __init__; 4: one JSON file per task; 5: the hints in
+# hints.json, once (grader/judge/answer_hints.py)
+FORMAT = "mlp-block-reference-answers/5"
 REGENERATE = "python -m grader.judge.snapshot"
 
 # What the code under test reports about itself (its input before and after the call): the tests
@@ -169,8 +171,8 @@ class RecordingReference(LiveReference):
         inputs = {"block_name": block_name, "weights": weights, "x": x, "activation": activation}
         self._entry(self.mistake_outputs, mistakes_key(block_name, weights, x, activation),
                     lambda: {"inputs": answer_files.encode(_detached(inputs)),
-                             "mistakes": answer_files.encode([[cause, hint, output.detach().clone(), in_init]
-                                                              for cause, hint, output, in_init in found])})
+                             "mistakes": answer_files.encode([[cause, output.detach().clone(), in_init]  # hints: hints.json
+                                                              for cause, _, output, in_init in found])})
         return found
 
     def save(self, folder: Path, tasks: list[str]) -> None:
@@ -192,6 +194,7 @@ class SnapshotReference(Backend):
         self.folder = folder
         self.task = ""
         self._files: dict[str, dict] = {}
+        self._hints: dict | None = None
 
     def _file(self, task: str) -> dict:
         if task not in self._files:
@@ -223,7 +226,19 @@ class SnapshotReference(Backend):
     def mistakes(self, block_name: str, weights: dict, x: torch.Tensor, activation: str | None) -> list:
         # No entry only means no named mistake: diagnose then gives its general hint.
         found = self._file(self.task)["mistakes"].get(mistakes_key(block_name, weights, x, activation))
-        return [] if found is None else answer_files.decode(found["mistakes"])
+        if found is None:
+            return []
+        if self._hints is None:
+            try:
+                self._hints = answer_hints.read(hints_file(self.folder))
+            except answer_hints.HintsError as exc:
+                raise pytest.UsageError(f"{exc} (`{REGENERATE}` where solution/ is present)") from None
+        joined = answer_hints.joined(answer_files.decode(found["mistakes"]), self._hints, block_name, activation)
+        if joined is None:
+            pytest.fail(f"the recorded hints ({display_path(hints_file(self.folder))}) lack a mistake of {block_name} that"
+                        f" {self.task}'s answers hold (`{REGENERATE} --task {self.task}` where solution/ is present)",
+                        pytrace=False)
+        return joined
 
 
 def triton_launch_code(exercise: str) -> Path:
@@ -263,38 +278,16 @@ def record(tasks: list[str] | None = None, folder: Path = SNAPSHOTS) -> int:
                   f" code under test returns (nothing was written):\n{lines}", file=sys.stderr)
             return 1
         # Every file's data first, then the writes: nothing is written where one of them cannot be made.
-        written = {folder / path.name: steadied_file(path, folder / path.name) for path in sorted(made.glob("*.json"))}
+        written = {folder / path.name: answer_files.steadied_file(path, folder / path.name)
+                   for path in sorted(made.glob("*.json"))}
+        # The hints of every task's mistakes, those not recorded now included.
+        kept = [data for task in TASK_NAMES if answer_file(task, folder) not in written
+                for data in [answer_files.readable(answer_file(task, folder))] if data]
+        written[hints_file(folder)] = answer_hints.made([*written.values(), *kept], LiveReference().mistakes)
         folder.mkdir(parents=True, exist_ok=True)
         for target, data in written.items():
             answer_files.write(target, data)
     return 0
-
-
-def steadied_file(made: Path, target: Path) -> dict:
-    """The new recording ``made``, steadied (float64 rounding of another CPU is no change:
-    ``answer_files.steadied``) against the file it replaces and then against that file as last committed, so
-    that a change recorded and then undone leaves no diff; whole where neither is readable (a merge's conflict
-    markers: recording is the remedy) or of this format and seed."""
-    data = answer_files.read(made)
-    for old in (target.read_text() if target.is_file() else None, committed_text(target)):
-        try:
-            old = json.loads(old) if old is not None else None
-        except ValueError:
-            old = None
-        if isinstance(old, dict) and (old.get("format"), old.get("seed")) == (data.get("format"), data.get("seed")):
-            data = answer_files.steadied(data, old)
-    return data
-
-
-def committed_text(path: Path) -> str | None:
-    """``path`` as git's HEAD holds it, or None (no git, no commit, a file outside this checkout or never committed)."""
-    try:
-        relative = path.resolve().relative_to(REPO)
-        shown = subprocess.run(["git", "show", f"HEAD:{relative.as_posix()}"], cwd=REPO, capture_output=True, text=True,
-                               timeout=30)
-    except (ValueError, OSError, subprocess.SubprocessError):
-        return None
-    return shown.stdout if shown.returncode == 0 else None
 
 
 AUDIT_REPORT_ENV = "GRADER_ANSWERS_AUDIT"  # where the run on the stubs writes the tests it refused (JSON)
@@ -367,9 +360,9 @@ def main(argv: list[str] | None = None) -> int:
     tasks = args.task or list(TASK_NAMES)
     if code == 0 and not args.task:  # a file of a task no longer in the registry would never be read again
         for stale in SNAPSHOTS.glob("*.json"):
-            if stale.stem not in TASK_NAMES:
+            if stale.stem not in (*TASK_NAMES, HINTS_NAME):
                 stale.unlink()
-    print(f"wrote {', '.join(display_path(answer_file(t)) for t in tasks)}" if code == 0 else
+    print(f"wrote {', '.join(display_path(p) for p in [*map(answer_file, tasks), hints_file()])}" if code == 0 else
           f"recording failed (pytest exit {code})")
     return code
 
