@@ -52,24 +52,27 @@ def _structure_fault(target, block: Block) -> str:
     layout = layout_of(target, block)
     if layout is None:
         return "its parameters cannot be matched to the interface's layers (test_layer_names says how)"
+    if block.output_layer is None:
+        return ""  # no layer gives the output: nothing here to judge it by
+    wo = block.output_layer
     gen = drawn(f"block structure {block.name}")
     weights = random_weights(block, HIDDEN, INTERMEDIATE, gen)
     x = torch.randn(16, HIDDEN, generator=gen, dtype=torch.float64) * 1.5
-    bias = weights["Wo.bias"] if "Wo.bias" in layout.names.values() else torch.zeros(HIDDEN, dtype=torch.float64)
-    other = torch.randn(HIDDEN, INTERMEDIATE, generator=gen, dtype=torch.float64)
+    bias = weights[f"{wo}.bias"] if f"{wo}.bias" in layout.names.values() else torch.zeros(HIDDEN, dtype=torch.float64)
+    other = torch.randn(weights[f"{wo}.weight"].shape, generator=gen, dtype=torch.float64)
 
-    def out(wo: torch.Tensor) -> torch.Tensor | None:
-        evidence = forward(target, block, layout, {**weights, "Wo.weight": wo}, x)
+    def out(weight: torch.Tensor) -> torch.Tensor | None:
+        evidence = forward(target, block, layout, {**weights, f"{wo}.weight": weight}, x)
         return None if "error" in evidence or evidence["out"].shape != x.shape else evidence["out"].double()
 
-    base, zero = out(weights["Wo.weight"]), out(torch.zeros_like(other))
+    base, zero = out(weights[f"{wo}.weight"]), out(torch.zeros_like(other))
     if base is None or zero is None:
         return "it does not give an output of the input's shape"
     scale = torch.cat([base.reshape(-1), bias])
     if not close_to(zero, bias.expand_as(zero), scale):
         return ("with Wo's weight set to zero its output is not Wo's bias, so something other than Wo(...)"
                 " reaches the output (the input x, a residual connection, an operation after Wo)")
-    moved, both = out(other), out(weights["Wo.weight"] + other)
+    moved, both = out(other), out(weights[f"{wo}.weight"] + other)
     if moved is None or both is None or not close_to(both - bias, (base - bias) + (moved - bias), scale):
         return "its output is not linear in Wo's weight, so an operation comes after Wo"
     hidden = base - bias

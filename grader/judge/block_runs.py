@@ -83,9 +83,20 @@ def layers_of(shapes: dict[str, list[int]]) -> dict[str, dict[str, list[int]]]:
 
 def candidate_layouts(block: Block, shapes: dict[str, list[int]]) -> list[Layout]:
     """Every way to match the block's linear layers to the interface's by their weights' shapes, each with
-    what is missing and extra; empty where some layer of the interface has no match."""
-    want, own = layers_of(block.layer_shapes(HIDDEN, INTERMEDIATE)), layers_of(shapes)
-    return candidate_layouts_of(want, own, shapes) or packed_layouts(want, own, shapes)
+    what is missing and extra; empty where some layer of the interface has no match. The interface's other
+    parameters (``Block.parameters``) are matched by name alone."""
+    others = block.parameter_shapes(HIDDEN, INTERMEDIATE)
+    linear = {name: shape for name, shape in shapes.items() if name not in others}
+    want, own = layers_of(block.linear_shapes(HIDDEN, INTERMEDIATE)), layers_of(linear)
+    layouts = candidate_layouts_of(want, own, linear) or packed_layouts(want, own, linear)
+    for layout in layouts:
+        for name, shape in others.items():
+            if shapes.get(name) == shape:
+                layout.names[name] = name
+            else:
+                layout.missing.append(name)
+        layout.extra = [name for name in shapes if name not in layout.names and name not in layout.packed]
+    return layouts
 
 
 def candidate_layouts_of(want: dict, own: dict, shapes: dict[str, list[int]]) -> list[Layout]:
@@ -103,7 +114,9 @@ def candidate_layouts_of(want: dict, own: dict, shapes: dict[str, list[int]]) ->
         layout = Layout()
         for layer, mine in zip(want, picked):
             layout.names[f"{mine}.weight"] = f"{layer}.weight"
-            if own[mine].get("bias") == want[layer]["bias"]:
+            if "bias" not in want[layer]:
+                pass  # a layer without a bias: a bias of the block's own is extra
+            elif own[mine].get("bias") == want[layer]["bias"]:
                 layout.names[f"{mine}.bias"] = f"{layer}.bias"
             else:
                 layout.missing.append(f"{layer}.bias")
@@ -129,7 +142,9 @@ def packed_layouts(want: dict, own: dict, shapes: dict[str, list[int]]) -> list[
             for layout in others:
                 layout = Layout(dict(layout.names), list(layout.missing), [], {})
                 layout.packed[f"{mine}.weight"] = (f"{first}.weight", f"{second}.weight")
-                if own[mine].get("bias") == [2 * half["bias"][0]]:
+                if "bias" not in half:
+                    pass
+                elif own[mine].get("bias") == [2 * half["bias"][0]]:
                     layout.packed[f"{mine}.bias"] = (f"{first}.bias", f"{second}.bias")
                 else:
                     layout.missing += [f"{first}.bias", f"{second}.bias"]

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
-from typing import Callable, NoReturn, Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, NoReturn, Sequence
 
 import pytest
 import torch
 
+from grader.probes.activations import ACTIVATIONS
 from grader.results import Fields, Kind
 
 
@@ -107,24 +108,41 @@ def expect_close(
 
 @dataclass(frozen=True)
 class Block:
-    """A block of linear layers as the helpers below and in ``block_runs``/``block_evidence`` take it: its class
-    in its exercise, the TODOs that build and run it, its layers, and its parameter count. A task declares its
-    own beside its suite (the MLP and GLU tasks': ``grader/judge/mlp_blocks.py``)."""
+    """A block as the helpers below and in ``block_runs``/``block_evidence`` take it: its class in its exercise,
+    the TODOs that build and run it, its linear layers (with biases or without), any other parameters (a norm's
+    scale vector), its parameter count, and the linear layer whose output is the block's, where there is one. A
+    task declares its own beside its suite (the MLP and GLU tasks': ``grader/judge/mlp_blocks.py``)."""
     name: str
     exercise: str
     init_todo: str
     forward_todo: str
-    layers: dict[str, tuple[str, str]]  # layer -> (in, out) as "hidden" / "intermediate"
+    layers: dict[str, tuple[str, str]]  # linear layer -> (in, out) as "hidden" / "intermediate"
     count_formula: str
     count: Callable[[int, int], int]
+    # Parameters that are no linear layer's, by their state_dict name: their sizes as "hidden" / "intermediate"
+    # ({"weight": ("hidden",)} for an RMSNorm's scale). Matched by name only; drawn about one (random_weights).
+    parameters: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    biases: bool = True  # whether each linear layer has a bias
+    # The linear layer that gives the block's output (MLP's Wo): structure_fault judges the output by it; None
+    # where the output is no layer's.
+    output_layer: str | None = None
 
-    def layer_shapes(self, hidden: int, intermediate: int) -> dict[str, list[int]]:
+    def linear_shapes(self, hidden: int, intermediate: int) -> dict[str, list[int]]:
         size = {"hidden": hidden, "intermediate": intermediate}
         shapes = {}
         for layer, (d_in, d_out) in self.layers.items():
             shapes[f"{layer}.weight"] = [size[d_out], size[d_in]]  # nn.Linear stores (out, in)
-            shapes[f"{layer}.bias"] = [size[d_out]]
+            if self.biases:
+                shapes[f"{layer}.bias"] = [size[d_out]]
         return shapes
+
+    def parameter_shapes(self, hidden: int, intermediate: int) -> dict[str, list[int]]:
+        size = {"hidden": hidden, "intermediate": intermediate}
+        return {name: [size[d] for d in dims] for name, dims in self.parameters.items()}
+
+    def layer_shapes(self, hidden: int, intermediate: int) -> dict[str, list[int]]:
+        """Every parameter's shape, by its state_dict name: the linear layers', then the others'."""
+        return {**self.linear_shapes(hidden, intermediate), **self.parameter_shapes(hidden, intermediate)}
 
 
 def random_weights(block: Block, hidden: int, intermediate: int, gen: torch.Generator,
@@ -132,13 +150,16 @@ def random_weights(block: Block, hidden: int, intermediate: int, gen: torch.Gene
     """Weights the test picks (not the student's init), so outputs are comparable to the reference.
 
     Scaled so pre-activations spread over about [-3, 3], where GELU, its tanh approximation,
-    ReLU and SiLU all differ, and biases are large enough that a missing one shows.
+    ReLU and SiLU all differ, and biases are large enough that a missing one shows. A parameter that is no
+    linear layer's (a scale) is drawn about one, far enough from it that leaving it out shows.
     """
     weights = {}
-    for name, shape in block.layer_shapes(hidden, intermediate).items():
+    for name, shape in block.linear_shapes(hidden, intermediate).items():
         fan_in = shape[-1] if name.endswith("weight") else 1
         scale = 1.5 / math.sqrt(fan_in) if name.endswith("weight") else 0.5
         weights[name] = torch.randn(shape, generator=gen, dtype=dtype) * scale
+    for name, shape in block.parameter_shapes(hidden, intermediate).items():
+        weights[name] = 1.0 + 0.5 * torch.randn(shape, generator=gen, dtype=dtype)
     return weights
 
 
@@ -201,6 +222,10 @@ def float32_hint(where: str) -> str:
 # ------------------------------------------------------------ when the code under test raises
 
 ACTIVATION_NOT_BUILT = "activation_fn not called"  # the cause id of the first hint below, in either block
+# The class names of every activation the tests pass (the activation table's): an activation_fn stored uncalled
+# shows in an error as one of them.
+ACTIVATION_CLASSES = "|".join(sorted({re.escape(getattr(factory, "func", factory).__name__)
+                                      for factory in ACTIVATIONS.values()}))
 
 
 def error_hints(block: Block) -> list[tuple[str, str, str]]:
@@ -209,8 +234,7 @@ def error_hints(block: Block) -> list[tuple[str, str, str]]:
     return [
         # activation_fn stored uncalled: forward builds a module from the tensor and passes it on
         # ("must be Tensor, not GELU", "operand type(s) for *: 'GELU' and 'Tensor'", "GELU.__init__()")
-        (r"not (?:GELU|ReLU|SiLU|SquaredReLU)\b|'(?:GELU|ReLU|SiLU|SquaredReLU)'"
-         r"|(?:GELU|ReLU|SiLU|SquaredReLU)\.__init__\(\)",
+        (rf"not (?:{ACTIVATION_CLASSES})\b|'(?:{ACTIVATION_CLASSES})'|(?:{ACTIVATION_CLASSES})\.__init__\(\)",
          f"activation_fn is a factory, not the activation: call it once in __init__"
          f" ({block.init_todo}), self.act = activation_fn(), then apply self.act(...) in forward", ACTIVATION_NOT_BUILT),
         (r"values to unpack",

@@ -60,7 +60,7 @@ VALUE_DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.float64)
 
 FUSED = Block(
     "FusedSwiGLU", EXERCISE, "TODO 6", "TODO 7", BLOCKS["GLU"].layers, BLOCKS["GLU"].count_formula,
-    BLOCKS["GLU"].count,
+    BLOCKS["GLU"].count, output_layer=BLOCKS["GLU"].output_layer,
 )
 KERNEL = {"forward": ("_swiglu_forward_kernel", "TODO 1"), "backward": ("_swiglu_backward_kernel", "TODO 2")}
 FUNCTION = {"forward": "swiglu_forward", "backward": "swiglu_backward"}
