@@ -11,7 +11,8 @@ from grader.judge.block_runs import HIDDEN, INTERMEDIATE, candidate_layouts, lay
 from grader.judge.checks import Block, random_weights
 
 NORMED = Block("NormedProjection", "normed_projection", "TODO 1", "TODO 2", {"Wi": ("hidden", "intermediate")},
-               "hidden + hidden*intermediate", lambda h, i: h + h * i, parameters={"weight": ("hidden",)}, biases=False)
+               "hidden + hidden*intermediate", lambda h, i: h + h * i, output_layer="Wi", parameters={"weight": ("hidden",)},
+               biases=False)
 WANT = {"Wi.weight": [INTERMEDIATE, HIDDEN], "weight": [HIDDEN]}
 
 
@@ -43,3 +44,26 @@ def test_a_missing_scale_and_an_extra_bias_are_told():
 def test_a_layer_no_shape_matches_has_no_layout():
     """Wi of the wrong shape: no layout stands for the interface's (test_parameter_shapes' to tell)."""
     assert candidate_layouts(NORMED, {"Wi.weight": [HIDDEN, HIDDEN], "weight": [HIDDEN]}) == []
+
+
+class NormedTarget:
+    """Code under test for NORMED, in this process: the block (RMS-normalised x, scaled, then Wi), or a forward
+    that returns zeros of the right shape. ``evidence`` answers the two probes the helpers ask."""
+
+    def __init__(self, placeholder: bool) -> None:
+        self.placeholder = placeholder
+
+    def evidence(self, exercise, probe, cls_name, ctor, state_dict=None, x=None, strict=True):
+        if probe == "describe_block":
+            return {"param_shapes": dict(WANT), "state_dict_keys": list(WANT)}
+        normed = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * state_dict["weight"]
+        out = normed @ state_dict["Wi.weight"].T
+        return {"out": torch.zeros_like(out) if self.placeholder else out}
+
+
+def test_the_output_layer_tells_a_block_from_a_placeholder():
+    from grader.judge.block_evidence import structure_fault
+
+    right, placeholder = NormedTarget(placeholder=False), NormedTarget(placeholder=True)  # alive: verdicts are per target
+    assert structure_fault(right, NORMED) == ""
+    assert "the same for every input position, so Wi does not get" in structure_fault(placeholder, NORMED)

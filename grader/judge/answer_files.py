@@ -93,8 +93,8 @@ def same_answer(new, old) -> bool:
 
 
 def steady(new, old):
-    """``new``, with ``old``'s text kept for every part of it that is the same answer (``same_answer``): a
-    mistakes entry whose hint was reworded keeps its outputs' text, and shows the hint's change alone."""
+    """``new``, with ``old``'s text kept for every part of it that is the same answer (``same_answer``): an entry
+    whose answer changed in one part (one output of several) shows that part's change alone."""
     if same_answer(new, old):
         return old
     if isinstance(new, dict) and isinstance(old, dict) and TENSOR not in new:

@@ -58,26 +58,29 @@ def _structure_fault(target, block: Block) -> str:
     gen = drawn(f"block structure {block.name}")
     weights = random_weights(block, HIDDEN, INTERMEDIATE, gen)
     x = torch.randn(16, HIDDEN, generator=gen, dtype=torch.float64) * 1.5
-    bias = weights[f"{wo}.bias"] if f"{wo}.bias" in layout.names.values() else torch.zeros(HIDDEN, dtype=torch.float64)
+    width = weights[f"{wo}.weight"].shape[0]  # the block's output width: its output layer's
+    bias = weights[f"{wo}.bias"] if f"{wo}.bias" in layout.names.values() else torch.zeros(width, dtype=torch.float64)
     other = torch.randn(weights[f"{wo}.weight"].shape, generator=gen, dtype=torch.float64)
 
     def out(weight: torch.Tensor) -> torch.Tensor | None:
         evidence = forward(target, block, layout, {**weights, f"{wo}.weight": weight}, x)
-        return None if "error" in evidence or evidence["out"].shape != x.shape else evidence["out"].double()
+        shape = (*x.shape[:-1], width)
+        return None if "error" in evidence or tuple(evidence["out"].shape) != shape else evidence["out"].double()
 
     base, zero = out(weights[f"{wo}.weight"]), out(torch.zeros_like(other))
     if base is None or zero is None:
-        return "it does not give an output of the input's shape"
+        return ("it does not give an output of the input's shape" if width == x.shape[-1]
+                else f"it does not give an output of {wo}'s width at every position of the input")
     scale = torch.cat([base.reshape(-1), bias])
     if not close_to(zero, bias.expand_as(zero), scale):
-        return ("with Wo's weight set to zero its output is not Wo's bias, so something other than Wo(...)"
-                " reaches the output (the input x, a residual connection, an operation after Wo)")
+        return (f"with {wo}'s weight set to zero its output is not {wo}'s bias, so something other than {wo}(...)"
+                f" reaches the output (the input x, a residual connection, an operation after {wo})")
     moved, both = out(other), out(weights[f"{wo}.weight"] + other)
     if moved is None or both is None or not close_to(both - bias, (base - bias) + (moved - bias), scale):
-        return "its output is not linear in Wo's weight, so an operation comes after Wo"
+        return f"its output is not linear in {wo}'s weight, so an operation comes after {wo}"
     hidden = base - bias
     if close_to(hidden, (hidden[:1]).expand_as(hidden), scale):
-        return "its output is the same for every input position, so Wo does not get the input's projection"
+        return f"its output is the same for every input position, so {wo} does not get the input's projection"
     return ""
 
 

@@ -283,7 +283,11 @@ def record(tasks: list[str] | None = None, folder: Path = SNAPSHOTS) -> int:
         # The hints of every task's mistakes, those not recorded now included.
         kept = [data for task in TASK_NAMES if answer_file(task, folder) not in written
                 for data in [answer_files.readable(answer_file(task, folder))] if data]
-        written[hints_file(folder)] = answer_hints.made([*written.values(), *kept], LiveReference().mistakes)
+        try:
+            written[hints_file(folder)] = answer_hints.made([*written.values(), *kept], LiveReference().mistakes)
+        except answer_hints.HintsError as exc:
+            print(f"refused: {exc} (nothing was written)", file=sys.stderr)
+            return 1
         folder.mkdir(parents=True, exist_ok=True)
         for target, data in written.items():
             answer_files.write(target, data)
