@@ -36,7 +36,7 @@ def launch_code_file(exercise: str) -> Path:
 
 
 # The known mistakes' hints, once for every task's answer file (grader/judge/snapshot.py): a hint reworded in
-# solution/hidden/known_mistakes.py is one line of this file. Its name is no task's (instructor/new_task.py).
+# solution/hidden/known_mistakes.py is its lines of this file. No task may take its name.
 HINTS_NAME = "hints"
 
 
