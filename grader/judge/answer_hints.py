@@ -8,7 +8,7 @@ student reads for that cause live here, once per block, activation and cause::
                        "hard-coded ReLU": {"silu": "the output uses ReLU although activation_fn=silu ...", ...}}}}
 
 (a hint that names the activation asked for, one per activation), so that a hint reworded in
-``solution/hidden/known_mistakes.py`` is one line of this file (one per activation where it names it), however
+``solution/hidden/known_mistakes.py`` is one line of this file per block (and per activation where it names it), however
 many tests and tasks meet that mistake (GLU's are asked by the GLU suite and by the SwiGLU block's). Recording writes it whole
 from the reference, for the mistakes every task file holds (``made``), so no hint outlives its mistake.
 """
@@ -70,8 +70,12 @@ def read(path: Path) -> dict[str, dict[str, str | dict[str, str]]]:
 def joined(entry: list, hints: dict, block: str, activation: str | None) -> list | None:
     """An answer file's mistakes (``[cause, output, in_init]`` each, decoded) as the reference gives them,
     ``(cause, hint, output, in_init)``; None where ``hints`` lacks one of them."""
-    causes = hints.get(block, {})
-    found = [(cause, causes.get(cause), output, in_init) for cause, output, in_init in entry]
-    found = [(cause, hint if isinstance(hint, str) else (hint or {}).get(activation_key(activation)), output, in_init)
-             for cause, hint, output, in_init in found]
-    return None if any(hint is None for _, hint, _, _ in found) else found
+    found = []
+    for cause, output, in_init in entry:
+        hint = hints.get(block, {}).get(cause)
+        if isinstance(hint, dict):  # a hint that names the activation: this activation's
+            hint = hint.get(activation_key(activation))
+        if hint is None:
+            return None
+        found.append((cause, hint, output, in_init))
+    return found
