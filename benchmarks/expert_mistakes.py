@@ -12,6 +12,7 @@ pytest's summary would show (tests waiting on another count with it)::
 
     python benchmarks/expert_mistakes.py             # every file; a JSON of the results with --json PATH
     python benchmarks/expert_mistakes.py --show      # and each failing test's message
+    python benchmarks/expert_mistakes.py --only k_loop --only store   # the files whose names contain these
 
 It takes minutes (every file a whole Triton suite under the interpreter); no self-check runs it.
 """
@@ -33,6 +34,8 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--show", action="store_true", help="print each failing test's message too")
     parser.add_argument("--json", type=Path, help="write the results here")
+    parser.add_argument("--only", action="append", metavar="NAME",
+                        help="grade only the files whose name contains NAME (repeat for several)")
     args = parser.parse_args(argv)
 
     from grader.tasks import TASKS
@@ -42,7 +45,10 @@ def main(argv: list[str]) -> int:
 
     start_preloaded()
     by_exercise = {task.exercise: task for task in TASKS if task.triton}
-    files = sorted(path for exercise in by_exercise for path in (HERE / exercise).glob("*.py"))
+    files = sorted(path for exercise in by_exercise for path in (HERE / exercise).glob("*.py")
+                   if not args.only or any(name in path.stem for name in args.only))
+    if not files:
+        raise SystemExit(f"--only {args.only}: no file of {HERE} has such a name")
     calls = {path: (lambda path=path: run_variant(by_exercise[path.parent.name].suites, path.parent.name, path, **FAST))
              for path in files}
     results, near, one_line = {}, 0, 0

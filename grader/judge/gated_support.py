@@ -30,6 +30,7 @@ from grader.kernels.triton_errors import triton_error
 from grader.probes.activations import ACTIVATIONS as BY_NAME
 from grader.judge.checks import describe_mismatch, fail
 from grader.judge.gated_diagnosis import likely_mistake, TF32
+from grader.judge.gated_stores import STORED_WITH_X_STRIDES, STORED_WITH_X_STRIDES_HINT, stored_with_strides
 from grader.judge.kernel_target import StudentKernels, drawn, session_verdict
 from grader.judge.seam import error_fields, format_error
 
@@ -98,8 +99,21 @@ def projection_evidence(target, case: dict, activation: str = "silu", **options)
 def project(target, case: dict, activation: str = "silu", **options) -> dict:
     """``projection_evidence``, where an error fails the test with its message."""
     evidence = projection_evidence(target, case, activation, **options)
-    expect_no_error(evidence)
+    expect_in_bounds(target, case, activation, evidence, **options)
     return evidence
+
+
+def expect_in_bounds(target, case: dict, activation: str, evidence: dict, inputs_were: str = "", **options) -> None:
+    """``expect_no_error``, where a store out of bounds that is the output stored through x's strides is told as
+    that: x's row stride (K) carries the last rows past out's end, and the probe's own words would blame a mask.
+    Told from the output of the same run with its bounds apart (its lanes outside the tensors left out)."""
+    error = evidence.get("error", {})
+    if error.get("type") == "OutOfBoundsAccess" and options.get("bounds") != "apart" and "tl.store" in error.get("message", ""):
+        again = projection_evidence(target, case, activation, **{**options, "bounds": "apart"})
+        if "error" not in again and stored_with_strides(again["out"], formula(case, activation), case["x"].stride()):
+            fail(f"gated_projection stores out of bounds{f' (on {inputs_were})' if inputs_were else ''}:"
+                 f" {STORED_WITH_X_STRIDES_HINT} (TODO 1)", cause=STORED_WITH_X_STRIDES, todo="TODO 1")
+    expect_no_error(evidence, inputs_were)
 
 
 def expect_no_error(evidence: dict, inputs_were: str = "") -> None:
