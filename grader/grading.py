@@ -147,7 +147,7 @@ _start_checks_lock = threading.Lock()
 # batch: the warm fork server), and makes that process a subreaper.
 # It prints one JSON object: {"why": "" or the reason, "sandbox_required": bool}.
 START_CHECK = ("import json, sys; from grader.sandbox import GraderError, SandboxBackend\n"
-               "backend = SandboxBackend(sys.argv[1])\n"
+               "backend = SandboxBackend(sys.argv[1])\nbackend.start_check = True\n"
                "try:\n    backend.start()\n    print(json.dumps({'why': '', 'sandbox_required': False}))\n"
                "except GraderError as exc:\n"
                "    print(json.dumps({'why': str(exc), 'sandbox_required': exc.sandbox_required}))\n"
@@ -155,7 +155,8 @@ START_CHECK = ("import json, sys; from grader.sandbox import GraderError, Sandbo
 
 
 def check_child_can_start(limits: Limits, sandbox_mode: str) -> None:
-    """Start one child the way the graded suites would, then stop it; raise what grading would have.
+    """Start one child the way the graded suites would, then stop it; raise what grading would have. It
+    answers once it is up and finds torch, without importing it (``START_CHECK_FLAG``, grader/probes/child.py).
 
     Once per grader process and sandbox mode (a batch asks once for all its submissions). Where no
     child can start (a required sandbox that cannot, a Python the submission's user may not run),

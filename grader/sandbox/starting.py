@@ -14,6 +14,7 @@ from pathlib import Path
 
 from grader import confinement
 from grader.backend import ChildRun
+from grader.probes.child import START_CHECK_FLAG
 from grader.sandbox.processes import limit_preexec, become_subreaper, spawn
 from grader.sandbox.mounts import gpu_present, bwrap_command, child_sys_path
 from grader.sandbox.limits import (CHILD_PACKAGE, CHILD_SCRIPT, CPU_BUDGETS, GRADER_DIR, MAX_SUBMISSION_FILE_BYTES,
@@ -23,7 +24,10 @@ from grader.sandbox.zygote import ZYGOTE_ENV, fork_child
 
 
 class ChildStarter:
-    """The half of ``ChildBackend`` that starts its child (the runtime copy, the launch, confinement)."""
+    """The half of ``ChildBackend`` that starts its child (the runtime copy, the launch, confinement).
+    ``start_check``: the child only says hello (``START_CHECK_FLAG``, ``grader/probes/child.py``)."""
+
+    start_check = False
 
     def _start_child(self) -> ChildProcess:
         if self._child is not None and self._child.proc.poll() is None:
@@ -187,9 +191,11 @@ class ChildStarter:
                 home = str(runtime / "home")
                 cmd = [sys.executable, "-I", "-B", str(runtime / "grader-child" / "grader" / "probes" / "child.py"), python_path]
                 env, cwd = self._child_env(home), inner_cwd
+        if self.start_check:
+            cmd.append(START_CHECK_FLAG)
         stderr_file = tempfile.NamedTemporaryFile(prefix="grader-child-stderr-", delete=False)
         stderr_path = Path(stderr_file.name)
-        zygote = os.environ.get(ZYGOTE_ENV) if not self.sandbox else None
+        zygote = os.environ.get(ZYGOTE_ENV) if not (self.sandbox or self.start_check) else None
         try:
             if zygote:  # the same child, forked warm (grader/sandbox/zygote.py): never a sandboxed one
                 proc = fork_child(zygote, self.limits, data_limit=gpu, cpu_budgets=CPU_BUDGETS,
