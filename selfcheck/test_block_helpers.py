@@ -41,9 +41,12 @@ def test_a_missing_scale_and_an_extra_bias_are_told():
     assert layers_cause({"Wi.weight": [HIDDEN, INTERMEDIATE], "weight": [HIDDEN]}, WANT) == "layer shapes: Wi"
 
 
-def test_a_layer_no_shape_matches_has_no_layout():
-    """Wi of the wrong shape: no layout stands for the interface's (test_parameter_shapes' to tell)."""
+def test_a_layer_or_a_scale_no_shape_matches_has_no_layout():
+    """Wi, or the scale, of the wrong shape: no layout stands for the interface's (test_parameter_shapes' to tell,
+    by the layer's name: the scale is neither missing nor extra)."""
     assert candidate_layouts(NORMED, {"Wi.weight": [HIDDEN, HIDDEN], "weight": [HIDDEN]}) == []
+    assert candidate_layouts(NORMED, {"Wi.weight": [INTERMEDIATE, HIDDEN], "weight": [INTERMEDIATE]}) == []
+    assert layers_cause({"Wi.weight": [INTERMEDIATE, HIDDEN], "weight": [INTERMEDIATE]}, WANT) == "layer shapes: weight"
 
 
 class NormedTarget:
@@ -67,3 +70,20 @@ def test_the_output_layer_tells_a_block_from_a_placeholder():
     right, placeholder = NormedTarget(placeholder=False), NormedTarget(placeholder=True)  # alive: verdicts are per target
     assert structure_fault(right, NORMED) == ""
     assert "the same for every input position, so Wi does not get" in structure_fault(placeholder, NORMED)
+
+
+def test_a_module_class_stored_uncalled_is_named_whatever_the_class():
+    """The hint for ``self.act = activation_fn`` reads the block itself, not a list of activation classes."""
+    import functools
+
+    from torch import nn
+
+    from grader.judge.checks import ACTIVATION_NOT_BUILT, error_diagnosis
+    from grader.probes.blocks import uncalled_modules
+
+    block = nn.Module()
+    block.act, block.gate, block.proj = functools.partial(nn.GELU, approximate="tanh"), nn.Sigmoid, nn.Linear(2, 2)
+    assert uncalled_modules(block) == ["act", "gate"]
+    hint, cause = error_diagnosis(NORMED, {"type": "TypeError", "message": "anything", "uncalled_modules": "act, gate"})
+    assert cause == ACTIVATION_NOT_BUILT and "self.act, self.gate holds a module's class" in hint
+    assert error_diagnosis(NORMED, {"type": "TypeError", "message": "must be Tensor, not Sigmoid"}) == ("", "")

@@ -143,6 +143,8 @@ def test_text_is_measured_once_per_string_and_in_all():
     checked = evidence.load(flood, max_bytes=MAX_BYTES, max_elements=1 << 20)
     assert time.process_time() - started < 1.0 and checked["again"][49] is checked["again"][0]
     assert from_child({"message": [emoji] * 19_900})["message"] == "a list"
+    assert from_child({"uncalled_modules": [emoji] * 19_900})["uncalled_modules"] == "a list"  # a hint's text, cut
+    assert len(from_child({"uncalled_modules": "act," * 10_000})["uncalled_modules"]) == 200
     with pytest.raises(evidence.BadEvidence, match="characters of text"):
         evidence.load(saved([f"{i:04}" + emoji[4:] for i in range(17)]), max_bytes=MAX_BYTES, max_elements=1 << 20)
     server = StandInServer()

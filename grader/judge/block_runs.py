@@ -84,14 +84,18 @@ def layers_of(shapes: dict[str, list[int]]) -> dict[str, dict[str, list[int]]]:
 def candidate_layouts(block: Block, shapes: dict[str, list[int]]) -> list[Layout]:
     """Every way to match the block's linear layers to the interface's by their weights' shapes, each with
     what is missing and extra; empty where some layer of the interface has no match. The interface's other
-    parameters (``Block.parameters``) are matched by name alone."""
+    parameters (``Block.parameters``) are matched by name alone: one of the interface's name is that parameter,
+    and of the wrong shape no layout stands for the interface's, as for a linear layer (test_parameter_shapes
+    tells the shape, never as a parameter both missing and extra)."""
     others = block.parameter_shapes(HIDDEN, INTERMEDIATE)
+    if any(name in shapes and shapes[name] != shape for name, shape in others.items()):
+        return []
     linear = {name: shape for name, shape in shapes.items() if name not in others}
     want, own = layers_of(block.linear_shapes(HIDDEN, INTERMEDIATE)), layers_of(linear)
     layouts = candidate_layouts_of(want, own, linear) or packed_layouts(want, own, linear)
     for layout in layouts:
-        for name, shape in others.items():
-            if shapes.get(name) == shape:
+        for name in others:
+            if name in shapes:
                 layout.names[name] = name
             else:
                 layout.missing.append(name)

@@ -15,6 +15,7 @@ import pytest
 import torch
 
 from grader.results import Fields, Kind
+from grader.probes.errors import UNCALLED
 
 
 class Verdict(pytest.fail.Exception):
@@ -229,12 +230,6 @@ def error_hints(block: Block) -> list[tuple[str, str, str]]:
     """(regex on "Type: message", hint, cause) for the exceptions wrong blocks raise, most specific first; the
     cause "" where the hint names no mistake of its own (the error's own fields then say what it is)."""
     return [
-        # activation_fn stored uncalled: forward builds a module from the tensor and passes it on
-        # ("must be Tensor, not GELU", "operand type(s) for *: 'GELU' and 'Tensor'", "GELU.__init__()")
-        (r"not (?:GELU|ReLU|SiLU|SquaredReLU)\b|'(?:GELU|ReLU|SiLU|SquaredReLU)'"
-         r"|(?:GELU|ReLU|SiLU|SquaredReLU)\.__init__\(\)",
-         f"activation_fn is a factory, not the activation: call it once in __init__"
-         f" ({block.init_todo}), self.act = activation_fn(), then apply self.act(...) in forward", ACTIVATION_NOT_BUILT),
         (r"values to unpack",
          "forward must accept any number of leading dimensions: don't unpack x.shape into a fixed"
          " count; nn.Linear already acts on the last dimension", ""),
@@ -257,6 +252,11 @@ def error_diagnosis(block: Block, error: dict) -> tuple[str, str]:
     block, activation and test shows it."""
     if error.get("not_implemented"):
         return "", ""  # the stub's own message already names the TODO
+    if error.get(UNCALLED):  # the block holds a module's class where its module belongs (grader/probes/blocks.py)
+        attributes = ", ".join(f"self.{name.strip()}" for name in error[UNCALLED].split(","))
+        return (f"{attributes} holds a module's class, not a module: activation_fn is a factory, not the activation:"
+                f" call it once in __init__ ({block.init_todo}), self.act = activation_fn(), then apply self.act(...)"
+                " in forward (any module class likewise: build it, nn.Sigmoid(), in __init__)", ACTIVATION_NOT_BUILT)
     text = f"{error.get('type', '')}: {error.get('message', '')}"
     for pattern, hint, cause in error_hints(block):
         if re.search(pattern, text):

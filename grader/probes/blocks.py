@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from types import ModuleType
 from typing import Any
 
@@ -10,6 +12,7 @@ from torch import nn
 
 from grader.probes.activations import ACTIVATIONS
 from grader.probes.core import CodeUnderTestError, missing, to_cpu, run_stage, probe
+from grader.probes.errors import UNCALLED
 
 # --------------------------------------------------------------------------- the MLP/GLU probes
 
@@ -43,6 +46,16 @@ def build_block(module: ModuleType, cls_name: str, ctor: dict) -> nn.Module:
             f"{cls_name}.__init__", TypeError(f"{cls_name} is not an nn.Module subclass")
         )
     return block
+
+
+def uncalled_modules(block: nn.Module) -> list[str]:
+    """The attributes of ``block`` that hold a module's class (or a partial of one) where a module belongs:
+    ``self.act = activation_fn``, never called. What the grader's hint for the error that follows reads."""
+    def is_factory(value) -> bool:
+        value = value.func if isinstance(value, functools.partial) else value
+        return isinstance(value, type) and issubclass(value, nn.Module)
+
+    return [name for name, value in vars(block).items() if not name.startswith("_") and is_factory(value)]
 
 
 @probe
@@ -85,7 +98,12 @@ def run_block(
     if grad_out is not None:
         x.requires_grad_(True)
     seed_block_run(seed, device)
-    out = run_stage(f"{cls_name}.forward", block, x)
+    try:
+        out = run_stage(f"{cls_name}.forward", block, x)
+    except CodeUnderTestError as error:
+        if uncalled_modules(block):
+            error.evidence[UNCALLED] = ", ".join(uncalled_modules(block)[:8])
+        raise
     if not isinstance(out, torch.Tensor):
         raise CodeUnderTestError(
             f"{cls_name}.forward", TypeError(f"returned {type(out).__name__}, not a Tensor")

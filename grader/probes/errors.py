@@ -22,6 +22,8 @@ FIELDS = {
 # triton_watch.py), checked by its reader (grader/kernels/maps.py) before anything is drawn from it.
 OPTIONAL = {"map": "what the kernel read and wrote, per tensor, when it went out of bounds",
             "pointer": "the kernel's pointer argument whose tensor that access ran past (``grad_out_ptr``)"}
+# Present only where there is one, and taken as text (the hint that reads it names no more than the attributes):
+UNCALLED = "uncalled_modules"  # the block's attributes that hold a module's class, comma-separated (blocks.py)
 FLAGS = ("not_implemented", "empty_file", "out_of_time", "as_is")
 # Set only by the grader's own process: a child that sends them has them cleared (``from_child``).
 GRADER_ONLY = frozenset({"out_of_time", "as_is"})
@@ -50,4 +52,6 @@ def from_child(error: object) -> dict:
 
     flags = {name: fields.get(name) is True and name not in GRADER_ONLY for name in FLAGS}
     error = error_evidence(text("stage"), text("type") or "error", text("message"), text("where"), **flags)
+    if text(UNCALLED):
+        error[UNCALLED] = text(UNCALLED)[:200]
     return {**error, **{name: fields[name] for name in OPTIONAL if name in fields}}
