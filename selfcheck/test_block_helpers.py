@@ -85,5 +85,8 @@ def test_a_module_class_stored_uncalled_is_named_whatever_the_class():
     block.act, block.gate, block.proj = functools.partial(nn.GELU, approximate="tanh"), nn.Sigmoid, nn.Linear(2, 2)
     assert uncalled_modules(block) == ["act", "gate"]
     hint, cause = error_diagnosis(NORMED, {"type": "TypeError", "message": "anything", "uncalled_modules": "act, gate"})
-    assert cause == ACTIVATION_NOT_BUILT and "self.act, self.gate holds a module's class" in hint
+    assert cause == ACTIVATION_NOT_BUILT and "self.act, self.gate hold a module's class" in hint
+    kept = nn.Module()  # the class kept beside the module built from it: nothing uncalled
+    kept.activation_fn, kept.act = nn.SiLU, nn.SiLU()
+    assert uncalled_modules(kept) == []
     assert error_diagnosis(NORMED, {"type": "TypeError", "message": "must be Tensor, not Sigmoid"}) == ("", "")

@@ -31,7 +31,11 @@ def test_the_child_answers_without_importing_torch(tmp_path):
 
 
 def test_a_child_that_finds_no_torch_says_so_and_never_says_hello(tmp_path):
+    """No torch at all, or only the empty folder an uninstall can leave (a namespace package, no torch)."""
     proc = start_check_child(tmp_path, [])
     assert proc.returncode != 0 and not proc.stdout
     assert "finds no torch" in proc.stderr.decode(), proc.stderr.decode()[-2000:]
+    (tmp_path / "left_behind" / "torch").mkdir(parents=True)
+    proc = start_check_child(tmp_path, [str(tmp_path / "left_behind")])
+    assert proc.returncode != 0 and not proc.stdout and "finds no torch" in proc.stderr.decode()
 

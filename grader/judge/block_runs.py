@@ -84,9 +84,9 @@ def layers_of(shapes: dict[str, list[int]]) -> dict[str, dict[str, list[int]]]:
 def candidate_layouts(block: Block, shapes: dict[str, list[int]]) -> list[Layout]:
     """Every way to match the block's linear layers to the interface's by their weights' shapes, each with
     what is missing and extra; empty where some layer of the interface has no match. The interface's other
-    parameters (``Block.parameters``) are matched by name alone: one of the interface's name is that parameter,
-    and of the wrong shape no layout stands for the interface's, as for a linear layer (test_parameter_shapes
-    tells the shape, never as a parameter both missing and extra)."""
+    parameters (``Block.parameters``) are matched by name alone. As for a linear layer of the interface's name,
+    such a parameter of the wrong shape leaves no layout (test_parameter_shapes names it): it is neither
+    missing nor extra."""
     others = block.parameter_shapes(HIDDEN, INTERMEDIATE)
     if any(name in shapes and shapes[name] != shape for name, shape in others.items()):
         return []

@@ -222,8 +222,7 @@ def float32_hint(where: str) -> str:
 
 # ------------------------------------------------------------ when the code under test raises
 
-ACTIVATION_NOT_BUILT = "activation_fn not called"  # the cause id of the first hint below, in either block
-
+ACTIVATION_NOT_BUILT = "activation_fn not called"  # the cause id of a module class stored uncalled, in any block
 
 
 def error_hints(block: Block) -> list[tuple[str, str, str]]:
@@ -253,8 +252,9 @@ def error_diagnosis(block: Block, error: dict) -> tuple[str, str]:
     if error.get("not_implemented"):
         return "", ""  # the stub's own message already names the TODO
     if error.get(UNCALLED):  # the block holds a module's class where its module belongs (grader/probes/blocks.py)
-        attributes = ", ".join(f"self.{name.strip()}" for name in error[UNCALLED].split(","))
-        return (f"{attributes} holds a module's class, not a module: activation_fn is a factory, not the activation:"
+        names = [f"self.{name.strip()}" for name in error[UNCALLED].split(",")]
+        verb = "holds" if len(names) == 1 else "hold"
+        return (f"{', '.join(names)} {verb} a module's class, not a module: activation_fn is a factory, not the activation:"
                 f" call it once in __init__ ({block.init_todo}), self.act = activation_fn(), then apply self.act(...)"
                 " in forward (any module class likewise: build it, nn.Sigmoid(), in __init__)", ACTIVATION_NOT_BUILT)
     text = f"{error.get('type', '')}: {error.get('message', '')}"

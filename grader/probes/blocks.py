@@ -49,13 +49,17 @@ def build_block(module: ModuleType, cls_name: str, ctor: dict) -> nn.Module:
 
 
 def uncalled_modules(block: nn.Module) -> list[str]:
-    """The attributes of ``block`` that hold a module's class (or a partial of one) where a module belongs:
-    ``self.act = activation_fn``, never called. What the grader's hint for the error that follows reads."""
-    def is_factory(value) -> bool:
-        value = value.func if isinstance(value, functools.partial) else value
-        return isinstance(value, type) and issubclass(value, nn.Module)
+    """The attributes of ``block`` that hold a module's class (or a partial of one) of which the block has no
+    module: ``self.act = activation_fn``, never called (a class kept beside the module built from it,
+    ``self.activation_fn = activation_fn; self.act = activation_fn()``, is not). What the grader's hint for
+    the error that follows reads."""
+    built = {type(module) for module in block.modules()}
 
-    return [name for name, value in vars(block).items() if not name.startswith("_") and is_factory(value)]
+    def uncalled(value) -> bool:
+        value = value.func if isinstance(value, functools.partial) else value
+        return isinstance(value, type) and issubclass(value, nn.Module) and value not in built
+
+    return [name for name, value in vars(block).items() if uncalled(value)]
 
 
 @probe
@@ -101,8 +105,9 @@ def run_block(
     try:
         out = run_stage(f"{cls_name}.forward", block, x)
     except CodeUnderTestError as error:
-        if uncalled_modules(block):
-            error.evidence[UNCALLED] = ", ".join(uncalled_modules(block)[:8])
+        uncalled = uncalled_modules(block)
+        if uncalled:
+            error.evidence[UNCALLED] = ", ".join(uncalled[:8])
         raise
     if not isinstance(out, torch.Tensor):
         raise CodeUnderTestError(

@@ -137,8 +137,9 @@ START_CHECK_FLAG = "--start-check"
 def _answer_start_check(channel: Channel) -> None:
     import importlib.util
 
-    if importlib.util.find_spec("torch") is None:  # on stderr, which the grader shows where no hello comes
-        raise SystemExit("the child's Python finds no torch in the folders it was given: " + " ".join(sys.path))
+    spec = importlib.util.find_spec("torch")  # a folder left behind with no __init__.py is no torch
+    if spec is None or not spec.origin or not os.access(spec.origin, os.R_OK):  # on stderr: the grader shows it
+        raise SystemExit("the child's Python finds no torch it can read in the folders it was given: " + " ".join(sys.path))
     channel.write(b"H", json.dumps({"pid": os.getpid(), "triton_interpret": ""}).encode())
 
 

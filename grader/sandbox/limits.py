@@ -65,7 +65,8 @@ class Limits:
 SANDBOX_ENV = "GRADER_SANDBOX"  # auto (default) | bwrap (required: fail closed) | none
 SANDBOX_MODES = ("auto", "bwrap", "none")
 SANDBOX_REQUIRED = "bubblewrap is required"  # for people: the words every "no sandbox, no grade" error begins with
-# Set by the grader once its start check has started a sandboxed child on this machine: from then on a
+# Set by the grader once its start check has started a sandboxed child on this machine (its uid dropped, torch
+# found where the child looks; torch is imported by the graded children alone): from then on a
 # child that cannot start is that submission's problem (a neighbour hogging the machine, its own code),
 # never a sign that the sandbox is unavailable, so it must not stop a whole batch.
 SANDBOX_STARTED_ENV = "GRADER_SANDBOX_STARTED"
