@@ -225,43 +225,40 @@ def float32_hint(where: str) -> str:
 ACTIVATION_NOT_BUILT = "activation_fn not called"  # the cause id of a module class stored uncalled, in any block
 
 
-def error_hints(block: Block) -> list[tuple[str, str, str]]:
-    """(regex on "Type: message", hint, cause) for the exceptions wrong blocks raise, most specific first; the
-    cause "" where the hint names no mistake of its own (the error's own fields then say what it is)."""
+def error_hints(block: Block) -> list[tuple[str, str]]:
+    """(regex on "Type: message", hint) for the exceptions wrong blocks raise, most specific first. None names a
+    mistake of its own: the error's own fields say what it is, and the hint what to look at."""
     return [
         (r"values to unpack",
          "forward must accept any number of leading dimensions: don't unpack x.shape into a fixed"
-         " count; nn.Linear already acts on the last dimension", ""),
+         " count; nn.Linear already acts on the last dimension"),
         (r"same dtype|scalar type",
          "forward mixes dtypes: the tests run the whole block in float64 and bfloat16, so don't cast x"
-         " or intermediate tensors with .float() / .to(torch.float32)", ""),
+         " or intermediate tensors with .float() / .to(torch.float32)"),
         (r"shapes cannot be multiplied|size of tensor a|must match the size",
          f"one layer's output size does not fit the next layer's input: test_parameter_shapes names"
-         f" the layer; nn.Linear(in_features, out_features) ({block.init_todo})", ""),
+         f" the layer; nn.Linear(in_features, out_features) ({block.init_todo})"),
         (r"in-?place operation",
          "forward changes a tensor in place (x += ..., x.copy_(...), .mul_()): compute new tensors"
-         " instead; the caller's x must stay unchanged", ""),
+         " instead; the caller's x must stay unchanged"),
     ]
 
 
 def error_diagnosis(block: Block, error: dict) -> tuple[str, str]:
     """(hint, cause) for an exception raised by the code under test: the cause "" where the hint names no
-    mistake of its own (the error's own fields then say what it is), both empty where no hint fits. A hint
-    with a cause names a mistake of __init__ (the activation factory stored uncalled), one cause whichever
-    block, activation and test shows it."""
+    mistake of its own (the error's own fields then say what it is), both empty where no hint fits. The one
+    hint with a cause names a mistake of __init__, a module's class stored uncalled (the activation factory),
+    read from the block itself (grader/probes/blocks.py): one cause whichever block, activation and test shows it."""
     if error.get("not_implemented"):
         return "", ""  # the stub's own message already names the TODO
-    if error.get(UNCALLED):  # the block holds a module's class where its module belongs (grader/probes/blocks.py)
+    if error.get(UNCALLED):
         names = [f"self.{name.strip()}" for name in error[UNCALLED].split(",")]
         verb = "holds" if len(names) == 1 else "hold"
         return (f"{', '.join(names)} {verb} a module's class, not a module: activation_fn is a factory, not the activation:"
                 f" call it once in __init__ ({block.init_todo}), self.act = activation_fn(), then apply self.act(...)"
                 " in forward (any module class likewise: build it, nn.Sigmoid(), in __init__)", ACTIVATION_NOT_BUILT)
     text = f"{error.get('type', '')}: {error.get('message', '')}"
-    for pattern, hint, cause in error_hints(block):
-        if re.search(pattern, text):
-            return hint, cause
-    return "", ""
+    return next(((hint, "") for pattern, hint in error_hints(block) if re.search(pattern, text)), ("", ""))
 
 
 # ------------------------------------------------- against an exact value, in a rounded dtype
