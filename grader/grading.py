@@ -29,7 +29,7 @@ from grader.probes.safe_text import printable
 from grader.results import FIELDS, KINDS, BonusRule, Fields, Grade, Kind, TestResult
 from grader.sandbox import SANDBOX_ENV, SANDBOX_STARTED_ENV, Limits, become_subreaper, kill_group, kill_strays, spawn
 from grader.submission_files import SubmissionFiles, read_submission
-from grader.tasks import SUITES, TASK_TITLES
+from grader.tasks import TASK_NAMES, TASK_TITLES, TASKS
 
 
 class GraderFailure(Exception):
@@ -59,9 +59,13 @@ def content_seed(files: SubmissionFiles) -> int:
     return int.from_bytes(digest.digest()[:4], "big") % (2**31 - 1) + 1
 
 
-def suite_paths() -> list[Path]:
-    """The registry's suites (grader/tasks.py): a test file it does not name is never part of a grade."""
-    suites = [REPO / "tests" / name for name in SUITES]
+def suite_paths(tasks: list[str] | None = None) -> list[Path]:
+    """The registry's suites (grader/tasks.py) of ``tasks`` (None: every task): a test file it does not name is
+    never part of a grade. Only the tasks' own files are collected: the others' would be imported (Triton with
+    them) only for ``-m`` to deselect all of their tests."""
+    wanted = set(tasks) if tasks else set(TASK_NAMES)
+    names = dict.fromkeys(suite for task in TASKS if task.name in wanted for suite in task.suites)
+    suites = [REPO / "tests" / name for name in names]
     missing = [path.name for path in suites if not path.is_file()]
     if missing:
         raise GraderFailure(f"the grader's graded suites are missing: no {', '.join(missing)} in {REPO / 'tests'}")
@@ -70,7 +74,7 @@ def suite_paths() -> list[Path]:
 
 def pytest_args(submission: Path, results: Path, seed: int, tasks: list[str] | None) -> list[str]:
     """Arguments of the trusted pytest session: the grader's suites and config, never the submission's."""
-    cmd = [*map(str, suite_paths()),
+    cmd = [*map(str, suite_paths(tasks)),
            "-c", str(REPO / "pyproject.toml"), "--rootdir", str(REPO), "--confcutdir", str(REPO),
            "-p", "grader.plugin", "-p", "no:cacheprovider", "-p", "no:stepwise",
            # Not needed to grade, and not free: unraisableexception alone runs gc.collect() five times

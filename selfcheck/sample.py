@@ -53,6 +53,9 @@ def drawn(names: Iterable[str], count: int, salt: str) -> frozenset[str]:
 # interpreter a whole run takes tens of CPU seconds. Every other panel is graded whole every push (its runs take a
 # fraction of a second). The variant pool and the seed panels read it, so their shares are the same runs.
 TRITON_PANEL_PER_PUSH = 4
+# How many of that share a push grades again under its drawn seed (``selfcheck/test_seed_stability.py``): the
+# share's runs at seed 0 are the pool's, free; each under another seed is a new run of tens of CPU seconds.
+TRITON_SEED_PER_PUSH = 2
 
 
 def panel_share(exercise: str, names: Iterable[str]) -> list[str]:
@@ -63,3 +66,13 @@ def panel_share(exercise: str, names: Iterable[str]) -> list[str]:
         return names
     chosen = drawn(names, TRITON_PANEL_PER_PUSH, exercise)
     return [name for name in names if name in chosen]
+
+
+def seed_share(exercise: str, names: Iterable[str]) -> list[str]:
+    """The variants of ``exercise``'s panel share (``panel_share``) this push grades under its drawn seed too: all
+    of them unless the exercise is a Triton task's, whose share is cut to ``TRITON_SEED_PER_PUSH``, drawn apart."""
+    share = panel_share(exercise, names)
+    if exercise not in TRITON_EXERCISES:
+        return share
+    chosen = drawn(share, TRITON_SEED_PER_PUSH, f"{exercise}:seed")
+    return [name for name in share if name in chosen]
