@@ -7,7 +7,7 @@
    gamed, the notebook's twin is in step;
 2. the notebooks, outputs included, under nbval in strict mode.
 
-Each step is its own pytest run (they need different options), in one of three lanes that run side by
+Each step is its own pytest run (they need different options), in one of four lanes that run side by
 side; the last line adds them up.
 """
 
@@ -26,14 +26,17 @@ from grader.paths import REPO
 from grader.tasks import TASK_NAMES
 from selfcheck.sample import FULL_ENV
 
-# Three lanes run side by side, each its steps in order. Every lane's steps wait part of the time (sandbox
-# start-ups, time limits that must expire, the slowest of a batch), so three keep a 2-core machine busier than
-# two did (91 % of the time; the grader's steps alone, in two lanes: 515 CPU-seconds in 295 s). Balanced by
-# measured time (``python -m selfcheck --durations=100``; benchmarks/README.md): move a file between the lists
-# below when one lane ends minutes after the others.
+# Four lanes run side by side, each its steps in order. Every lane's steps wait part of the time (sandbox
+# start-ups, time limits that must expire, the slowest of a batch), so more lanes than cores keep a 2-core machine
+# busy. Balanced by each step's CPU seconds measured alone (benchmarks/README.md, "The maintainer command"): the
+# variant pools and seed panels about 200, the other suite checks 110, the attacks 200, the grader's 200, the
+# release 65, the platform checks, the new task and the notebooks 30-45 each. Move a step between lanes when
+# one lane ends minutes after the others (``python -m selfcheck --durations=100`` shows why).
+POOL_CHECKS = ["selfcheck/test_mlp_variants.py", "selfcheck/test_cost_variants.py", "selfcheck/test_triton_variants.py",
+               "selfcheck/test_gated_mlp_variants.py", "selfcheck/test_task_variants.py", "selfcheck/test_seed_stability.py"]
 ATTACK_CHECKS = ["selfcheck/test_grader_attacks.py"]
-PLATFORM_CHECKS = ["selfcheck/test_platform_check.py"]  # after the attacks, in their lane, which ends first
-NEW_TASK_CHECKS = ["selfcheck/test_new_task.py"]  # python -m instructor --new-task in a copy: in that lane too
+PLATFORM_CHECKS = ["selfcheck/test_platform_check.py"]
+NEW_TASK_CHECKS = ["selfcheck/test_new_task.py"]  # python -m instructor --new-task in a copy of the checkout
 GRADER_CHECKS = ["selfcheck/test_grader_reports.py", "selfcheck/test_classroom50.py",
                  "selfcheck/test_submission_budget.py", "selfcheck/test_bonus.py", "selfcheck/test_batch_intake.py"]
 DELIVERY_CHECKS = ["selfcheck/test_release.py"]
@@ -41,15 +44,16 @@ DELIVERY_CHECKS = ["selfcheck/test_release.py"]
 # (The graded suites on the reference against its snapshot are run by the release's check,
 # test_reference_copied_in_passes_every_suite, in the student release itself: not again here.)
 STEPS = [
-    ("checks", "self-checks of the suites",
-     ["selfcheck", *(f"--ignore={path}" for path in
-                     ATTACK_CHECKS + PLATFORM_CHECKS + NEW_TASK_CHECKS + GRADER_CHECKS + DELIVERY_CHECKS)], 0),
+    ("pools", "self-checks of the suites on their variants: the pools, the policy and seed panels", POOL_CHECKS, 0),
     ("notebooks", "notebooks (nbval, strict)", ["-p", "nbval", "--nbval", "--nbval-current-env", "notebooks"], 0),
     ("attacks", "self-checks of the grader: a hostile student's attacks", ATTACK_CHECKS, 1),
-    ("platforms", "self-checks of the platform checks (Gradescope, PrairieLearn, Classroom 50)", PLATFORM_CHECKS, 1),
-    ("new-task", "a task made by python -m instructor --new-task, in a copy of this checkout", NEW_TASK_CHECKS, 1),
     ("grader", "self-checks of the grader: reports, budgets, autograders, intake", GRADER_CHECKS, 2),
-    ("delivery", "self-checks of the student release", DELIVERY_CHECKS, 2),
+    ("new-task", "a task made by python -m instructor --new-task, in a copy of this checkout", NEW_TASK_CHECKS, 2),
+    ("checks", "self-checks of the suites: documents, stubs, kernels, judges",
+     ["selfcheck", *(f"--ignore={path}" for path in POOL_CHECKS + ATTACK_CHECKS + PLATFORM_CHECKS + NEW_TASK_CHECKS
+                     + GRADER_CHECKS + DELIVERY_CHECKS)], 3),
+    ("delivery", "self-checks of the student release", DELIVERY_CHECKS, 3),
+    ("platforms", "self-checks of the platform checks (Gradescope, PrairieLearn, Classroom 50)", PLATFORM_CHECKS, 3),
 ]
 
 
@@ -72,7 +76,7 @@ def task_steps(task: str) -> list[tuple[str, str, list[str], int]]:
 ONE_THREAD = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 USAGE = f"""usage: python -m selfcheck [--list] [--full] [--step NAME ...] [--task NAME] [PYTEST OPTIONS]
 
-The maintainer command: every step below, in three lanes side by side; exit 0 when all pass.
+The maintainer command: every step below, in four lanes side by side; exit 0 when all pass.
   --list        the steps, and the pytest command each runs
   --full        grade every Triton variant and policy panel in full, not this commit's share (selfcheck/sample.py)
   --step NAME   run only this step (repeat for several): {', '.join(name for name, *_ in STEPS)}
