@@ -2,6 +2,7 @@
 
     python benchmarks/ci_time.py            # clone HEAD into a temporary folder, run .ci/run there, time it
     python benchmarks/ci_time.py --keep     # and leave the clone (its .venv included) for a look
+    python benchmarks/ci_time.py --commit 121ad66   # an earlier commit instead: a baseline on the same machine
 
 Prints the wall time of the whole command, of its install (the venv and the requirements) and of each
 step ``python -m selfcheck`` reports, how busy the machine's cores were meanwhile (near 100 %: the time is
@@ -39,10 +40,13 @@ def cpu_ticks() -> tuple[int, int] | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", action="store_true", help="keep the clone")
+    parser.add_argument("--commit", default="HEAD", help="the commit to clone and time (default: HEAD)")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="ci-time-"))
     clone = work / "clone"
     subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True)
+    if args.commit != "HEAD":
+        subprocess.run(["git", "checkout", "-q", args.commit], cwd=clone, check=True)
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=clone, capture_output=True, text=True).stdout.strip()
     started, ticks = time.perf_counter(), cpu_ticks()
     proc = subprocess.Popen(["bash", ".ci/run"], cwd=clone, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -28,10 +28,8 @@ from selfcheck.sample import FULL_ENV
 
 # Four lanes run side by side, each its steps in order. Every lane's steps wait part of the time (sandbox
 # start-ups, time limits that must expire, the slowest of a batch), so more lanes than cores keep a 2-core machine
-# busy. Balanced by each step's CPU seconds measured alone (benchmarks/README.md, "The maintainer command"): the
-# variant pools and seed panels about 200, the other suite checks 110, the attacks 200, the grader's 200, the
-# release 65, the platform checks, the new task and the notebooks 30-45 each. Move a step between lanes when
-# one lane ends minutes after the others (``python -m selfcheck --durations=100`` shows why).
+# busy. Balanced by each step's CPU seconds alone (``python benchmarks/step_cpu.py``; benchmarks/README.md): move a
+# step between lanes when one lane ends minutes after the others (``python -m selfcheck --durations=100`` shows why).
 POOL_CHECKS = ["selfcheck/test_mlp_variants.py", "selfcheck/test_cost_variants.py", "selfcheck/test_triton_variants.py",
                "selfcheck/test_gated_mlp_variants.py", "selfcheck/test_task_variants.py", "selfcheck/test_seed_stability.py"]
 ATTACK_CHECKS = ["selfcheck/test_grader_attacks.py"]

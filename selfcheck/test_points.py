@@ -117,3 +117,23 @@ def test_fractional_points_add_up_to_the_hundredth_in_every_report():
     assert report.gradescope(grade)["score"] == 0.3 and report.prairielearn(grade)["score"] == 0.75
     assert ET.tostring(report.junit(grade).getroot(), encoding="unicode").count('value="0.3"') == 1
     assert report.from_json(report.as_json(grade)).task_points("cost") == (0.3, 0.4)
+
+
+def test_a_test_outside_its_tasks_suites_is_refused_by_name(tmp_path: Path):
+    """The grader collects only the suites ``grader/tasks.py`` gives the tasks it grades: a test marked for a task
+    in another file would count in a grade of every task and not in one of that task alone, so collection refuses
+    it, naming the test, its task and where it may go."""
+    import shutil
+
+    tests = tmp_path / "tests"
+    shutil.copytree(REPO / "tests", tests, ignore=shutil.ignore_patterns("__pycache__", "snapshots"))
+    (tests / "test_misplaced.py").write_text("import pytest\n\n\n@pytest.mark.mlp\n@pytest.mark.points(1)\n"
+                                              "def test_placed_elsewhere():\n    pass\n")
+    proc = subprocess.run([sys.executable, "-m", "pytest", str(tests / "test_misplaced.py"), str(tests / "test_cost.py"),
+                           "--collect-only", "-q", "-p", "no:cacheprovider", "-c", str(REPO / "pyproject.toml"),
+                           f"--rootdir={tmp_path}"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**__import__("os").environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode != 0, proc.stdout[-2000:]
+    assert ("test_misplaced.py::test_placed_elsewhere: marked mlp, whose suites in grader/tasks.py are test_mlp.py"
+            in proc.stdout + proc.stderr), (proc.stdout + proc.stderr)[-2000:]
+    assert "test_cost.py" not in (proc.stdout + proc.stderr).split("graded tests the grader cannot count", 1)[-1]

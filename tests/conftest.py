@@ -34,6 +34,7 @@ from grader.judge.snapshot import (AUDIT_PREFIX, RECORD_PREFIX, REFERENCE_MODES,
                                    make_reference)
 
 EXERCISE_OF = {task.name: task.exercise for task in TASK_LIST}
+SUITES_OF = {task.name: task.suites for task in TASK_LIST}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -71,6 +72,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if len(tasks) != 1:
             problems.append(f"{item.nodeid}: needs exactly one task marker of {TASKS}, has {tasks}")
             continue
+        if item.path.name not in SUITES_OF[tasks[0]]:  # the grader collects only a task's own suites
+            problems.append(f"{item.nodeid}: marked {tasks[0]}, whose suites in grader/tasks.py are"
+                            f" {', '.join(SUITES_OF[tasks[0]])}: move the test there, or add its file to the task's suites")
+            continue
         marker = item.get_closest_marker(points.MARKER)
         try:
             if marker is None:
@@ -79,7 +84,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         except points.PointsError as error:
             problems.append(f"{item.nodeid}: {error}")
     if problems:
-        raise pytest.UsageError("graded tests without task or points:\n" + "\n".join(problems))
+        raise pytest.UsageError("graded tests the grader cannot count (a task, its suites, points):\n" + "\n".join(problems))
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
