@@ -29,7 +29,7 @@ from grader.probes.safe_text import printable
 from grader.results import FIELDS, KINDS, BonusRule, Fields, Grade, Kind, TestResult
 from grader.sandbox import SANDBOX_ENV, SANDBOX_STARTED_ENV, Limits, become_subreaper, kill_group, kill_strays, spawn
 from grader.submission_files import SubmissionFiles, read_submission
-from grader.tasks import TASK_NAMES, TASK_TITLES, TASKS
+from grader.tasks import TASK_NAMES, TASK_TITLES, task_suites
 
 
 class GraderFailure(Exception):
@@ -63,9 +63,7 @@ def suite_paths(tasks: list[str] | None = None) -> list[Path]:
     """The registry's suites (grader/tasks.py) of ``tasks`` (None: every task): a test file it does not name is
     never part of a grade. Only the tasks' own files are collected: the others' would be imported (Triton with
     them) only for ``-m`` to deselect all of their tests."""
-    wanted = set(tasks) if tasks else set(TASK_NAMES)
-    names = dict.fromkeys(suite for task in TASKS if task.name in wanted for suite in task.suites)
-    suites = [REPO / "tests" / name for name in names]
+    suites = [REPO / "tests" / name for name in task_suites(tasks or TASK_NAMES)]
     missing = [path.name for path in suites if not path.is_file()]
     if missing:
         raise GraderFailure(f"the grader's graded suites are missing: no {', '.join(missing)} in {REPO / 'tests'}")

@@ -14,6 +14,7 @@ documents' table of tasks is written from it (``python -m instructor --doc-table
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,15 @@ TASKS = (
 TASK_NAMES = tuple(task.name for task in TASKS)
 TASK_TITLES = {task.name: task.title for task in TASKS}
 TRITON_EXERCISES = frozenset(task.exercise for task in TASKS if task.triton)
-# Every graded suite file, once, in the registry's order (a suite may grade two tasks).
-SUITES = tuple(dict.fromkeys(suite for task in TASKS for suite in task.suites))
+
+
+def task_suites(names: Iterable[str]) -> tuple[str, ...]:
+    """The suite files that grade the tasks ``names``, each once, in the registry's order (a suite may grade two)."""
+    wanted = set(names)
+    return tuple(dict.fromkeys(suite for task in TASKS if task.name in wanted for suite in task.suites))
+
+
+SUITES = task_suites(TASK_NAMES)  # every graded suite file
 
 
 def exercise_suites(exercise: str) -> tuple[str, ...]:

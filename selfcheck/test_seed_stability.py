@@ -96,7 +96,7 @@ def test_points_lost_as_the_policy_table_says(exercise, name):
     points, runs = graded_points(exercise), panel_runs(exercise)
     want = written_rows(exercise).get(name)
     assert want is not None, f"{name} has no row in docs/grading.md: python -m selfcheck.grading_policy --write"
-    for seed in (seed for seed in SEEDS if (name, seed) in runs):  # under seed 0 at least: the pool's run
+    for seed in (seed for seed in SEEDS if (name, seed) in runs):  # the first seed's at least (seed 0's: the pool's)
         got = points_lost(points, runs[(name, seed)][1])
         assert got == want, (f"{name} under --seed {seed} loses {got}, docs/grading.md says {want}:"
                              " python -m selfcheck.grading_policy --write, and check the change is meant")
