@@ -45,13 +45,13 @@ STEPS = [
     ("pools", "self-checks of the suites on their variants: the pools, the policy and seed panels", POOL_CHECKS, 0),
     ("notebooks", "notebooks (nbval, strict)", ["-p", "nbval", "--nbval", "--nbval-current-env", "notebooks"], 0),
     ("attacks", "self-checks of the grader: a hostile student's attacks", ATTACK_CHECKS, 1),
+    ("platforms", "self-checks of the platform checks (Gradescope, PrairieLearn, Classroom 50)", PLATFORM_CHECKS, 1),
     ("grader", "self-checks of the grader: reports, budgets, autograders, intake", GRADER_CHECKS, 2),
     ("new-task", "a task made by python -m instructor --new-task, in a copy of this checkout", NEW_TASK_CHECKS, 2),
     ("checks", "self-checks of the suites: documents, stubs, kernels, judges",
      ["selfcheck", *(f"--ignore={path}" for path in POOL_CHECKS + ATTACK_CHECKS + PLATFORM_CHECKS + NEW_TASK_CHECKS
                      + GRADER_CHECKS + DELIVERY_CHECKS)], 3),
     ("delivery", "self-checks of the student release", DELIVERY_CHECKS, 3),
-    ("platforms", "self-checks of the platform checks (Gradescope, PrairieLearn, Classroom 50)", PLATFORM_CHECKS, 3),
 ]
 
 

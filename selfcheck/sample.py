@@ -52,10 +52,10 @@ def drawn(names: Iterable[str], count: int, salt: str) -> frozenset[str]:
 # How many of a Triton task's policy panel one push grades in full (``selfcheck/panels.py``): under Triton's
 # interpreter a whole run takes tens of CPU seconds. Every other panel is graded whole every push (its runs take a
 # fraction of a second). The variant pool and the seed panels read it, so their shares are the same runs.
-TRITON_PANEL_PER_PUSH = 4
+TRITON_PANEL_PER_PUSH = 3
 # How many of that share a push grades again under its drawn seed (``selfcheck/test_seed_stability.py``): the
 # share's runs at seed 0 are the pool's, free; each under another seed is a new run of tens of CPU seconds.
-TRITON_SEED_PER_PUSH = 2
+TRITON_SEED_PER_PUSH = 1
 
 
 def panel_share(exercise: str, names: Iterable[str]) -> list[str]:

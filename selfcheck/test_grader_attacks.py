@@ -91,14 +91,14 @@ SWIGLU_CONTROLS = {"forge_launch_evidence": "swiglu_in_pytorch",  # PyTorch SwiG
                    "links_to_the_swiglu_reference": "kernels_compute_nothing"}
 # Each is a whole Triton suite in the sandbox, seconds of CPU: a push grades a share of them beside their controls
 # (selfcheck/sample.py; python -m selfcheck --full grades all).
-SWIGLU_THIS_PUSH = sorted(drawn(SWIGLU_CONTROLS, 3, "swiglu attacks"))
+SWIGLU_THIS_PUSH = sorted(drawn(SWIGLU_CONTROLS, 2, "swiglu attacks"))
 SWIGLU_ATTACKS = sorted({*SWIGLU_THIS_PUSH, *(SWIGLU_CONTROLS[a] for a in SWIGLU_THIS_PUSH)})
 SWIGLU_LIMITS = ["--call-timeout", "60", "--budget", "120", "--memory-mb", "2048"]
 # The same for the gated task: its control wires a kernel that computes nothing as the reference does.
 GATED_CONTROLS = dict.fromkeys(["gated_pytorch_one_launch", "gated_pytorch_no_launch", "gated_reads_stand_ins",
                                 "gated_kernel_holds_an_answer_table", "gated_atomic_out_of_bounds",
                                 "links_to_the_gated_reference"], "gated_kernel_computes_nothing")
-GATED_THIS_PUSH = sorted(drawn(GATED_CONTROLS, 2, "gated attacks"))
+GATED_THIS_PUSH = sorted(drawn(GATED_CONTROLS, 1, "gated attacks"))
 GATED_ATTACKS = sorted({*GATED_THIS_PUSH, *(GATED_CONTROLS[a] for a in GATED_THIS_PUSH)})
 
 
