@@ -72,8 +72,12 @@ CALL_TIMEOUT, BUDGET = 4, 9
 LIMITS = ["--call-timeout", str(CALL_TIMEOUT), "--budget", str(BUDGET), "--memory-mb", "1024"]
 # The batches grade the MLP and GLU tasks only: every attack is in mlp_block.py. That the reference
 # gets full marks on every task in the sandbox is checked where the autograders are
-# (test_grader_reports.py, test_classroom50.py).
+# (test_grader_reports.py, test_classroom50.py). The main batch grades both, as a hand-in is graded task after
+# task (a hang or a hostile action in the first may reach the second); the batches whose property is one child's
+# (a hostile action tried in full, a process attack without the sandbox) grade one task: their payloads cost CPU
+# seconds per task.
 BATCH_TASKS = ["--tasks", "mlp,glu"]
+ONE_TASK = ["--tasks", "mlp"]
 BATCH_WALL_LIMIT = 300  # seconds: far above what the batch needs, far below "hangs forever"
 # Attacks on the SwiGLU task's evidence, graded in a batch of their own (the Triton interpreter is slow),
 # beside their controls: the same file without the attack. An attack may score what its control scores
@@ -191,7 +195,8 @@ def run_batch(tmp: Path, attacks: list[str], *extra: str, limits=LIMITS, loopbac
     if grades.exists():  # a batch that refuses before grading writes no CSV
         with open(grades, newline="") as f:
             rows = list(csv.DictReader(f))
-    return {"rows": rows, "by_name": {r["submission"]: r for r in rows}, "seconds": seconds,
+    tasks = len(extra[extra.index("--tasks") + 1].split(",")) if "--tasks" in extra else None
+    return {"rows": rows, "by_name": {r["submission"]: r for r in rows}, "seconds": seconds, "tasks": tasks,
             "stderr": proc.stderr, "cwd": tmp, "daemons": daemons()}
 
 
@@ -207,7 +212,7 @@ def resources(tmp_path_factory) -> dict:
         server.bind(("127.0.0.1", 0))
         server.listen(16)
         return run_batch(tmp_path_factory.mktemp("resources"), RESOURCE_ATTACKS + SLOW_EVIDENCE_ATTACKS,
-                         *BATCH_TASKS, limits=RESOURCE_LIMITS, loopback_port=server.getsockname()[1])
+                         *ONE_TASK, limits=RESOURCE_LIMITS, loopback_port=server.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -248,7 +253,7 @@ MUST_REFUSE_UNSANDBOXED = os.geteuid() == 0 and not python_for_others()
 
 @pytest.fixture(scope="module")
 def unsandboxed(tmp_path_factory) -> dict:
-    return run_batch(tmp_path_factory.mktemp("unsandboxed"), PROCESS_ATTACKS, *BATCH_TASKS, "--sandbox", "none",
+    return run_batch(tmp_path_factory.mktemp("unsandboxed"), PROCESS_ATTACKS, *ONE_TASK, "--sandbox", "none",
                      expect_code=3 if MUST_REFUSE_UNSANDBOXED else 0)
 
 
@@ -396,12 +401,13 @@ def test_hangs_and_crashes_stay_within_limits(request, batch):
     result = request.getfixturevalue(batch)
     if batch == "unsandboxed" and MUST_REFUSE_UNSANDBOXED:
         return  # nothing ran: test_process_attack_scores_zero_without_sandbox checks the refusal
-    limit = overall_timeout(Limits(call_timeout=CALL_TIMEOUT, budget=BUDGET), tasks=2)
+    limit = overall_timeout(Limits(call_timeout=CALL_TIMEOUT, budget=BUDGET), tasks=result["tasks"])
     slow = {r["submission"]: r["seconds"] for r in result["rows"] if float(r["seconds"]) > limit}
     assert not slow, f"over the per-submission limit of {limit:.0f} s: {slow}"
     assert result["seconds"] < BATCH_WALL_LIMIT
     # The budgets, not the number of calls, bound a submission that hangs on every call.
-    assert float(result["by_name"]["infinite_loop_ignoring_sigterm"]["seconds"]) < 2 * BUDGET + 4 * CALL_TIMEOUT + 30
+    hanging = float(result["by_name"]["infinite_loop_ignoring_sigterm"]["seconds"])
+    assert hanging < result["tasks"] * BUDGET + 4 * CALL_TIMEOUT + 30, hanging
 
 
 @pytest.mark.parametrize("batch", ["sandboxed", "unsandboxed"])

@@ -1,9 +1,13 @@
-"""Attack: never finish importing."""
+"""Attack: never finish importing. It hangs asleep: the budget charges a child's wall clock or its CPU,
+whichever is more, so a busy hang costs the grade the same; a busy hang's CPU is what cpu_hog and
+hang_in_mlp_forward try, and this one would only take a core from the self-checks beside it for its budgets."""
+
+import time
 
 from torch import nn
 
 while True:
-    pass
+    time.sleep(1)
 
 
 class MLP(nn.Module):
