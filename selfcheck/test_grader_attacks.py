@@ -76,8 +76,7 @@ LIMITS = ["--call-timeout", str(CALL_TIMEOUT), "--budget", str(BUDGET), "--memor
 # task (a hang or a hostile action in the first may reach the second); the batches whose property is one child's
 # (a hostile action tried in full, a process attack without the sandbox) grade one task: their payloads cost CPU
 # seconds per task.
-BATCH_TASKS = ["--tasks", "mlp,glu"]
-ONE_TASK = ["--tasks", "mlp"]
+BATCH_TASKS, ONE_TASK = "mlp,glu", "mlp"  # --tasks
 BATCH_WALL_LIMIT = 300  # seconds: far above what the batch needs, far below "hangs forever"
 # Attacks on the SwiGLU task's evidence, graded in a batch of their own (the Triton interpreter is slow),
 # beside their controls: the same file without the attack. An attack may score what its control scores
@@ -181,12 +180,12 @@ def bwrap_expected() -> bool:
     return bool(shutil.which("bwrap")) or bool(os.environ.get("CI"))
 
 
-def run_batch(tmp: Path, attacks: list[str], *extra: str, limits=LIMITS, loopback_port: int = 0,
+def run_batch(tmp: Path, attacks: list[str], tasks: str, *extra: str, limits=LIMITS, loopback_port: int = 0,
               expect_code: int = 0, honest: bool = True, jobs: int = 3) -> dict:
     batch, grades = tmp / "submissions", tmp / "grades.csv"
     batch.mkdir()
     build_batch(batch, attacks, loopback_port, honest)
-    proc, seconds = grader("--batch", str(batch), "--csv", str(grades), "--jobs", str(jobs), *limits, *extra,
+    proc, seconds = grader("--batch", str(batch), "--csv", str(grades), "--jobs", str(jobs), "--tasks", tasks, *limits, *extra,
                            cwd=tmp)
     if "--sandbox" not in extra and proc.returncode == 3 and not bwrap_expected():
         pytest.skip(f"bubblewrap is not installed here (install it to run these checks): {proc.stderr[-300:]}")
@@ -195,14 +194,13 @@ def run_batch(tmp: Path, attacks: list[str], *extra: str, limits=LIMITS, loopbac
     if grades.exists():  # a batch that refuses before grading writes no CSV
         with open(grades, newline="") as f:
             rows = list(csv.DictReader(f))
-    tasks = len(extra[extra.index("--tasks") + 1].split(",")) if "--tasks" in extra else None
-    return {"rows": rows, "by_name": {r["submission"]: r for r in rows}, "seconds": seconds, "tasks": tasks,
+    return {"rows": rows, "by_name": {r["submission"]: r for r in rows}, "seconds": seconds, "tasks": len(tasks.split(",")),
             "stderr": proc.stderr, "cwd": tmp, "daemons": daemons()}
 
 
 @pytest.fixture(scope="module")
 def sandboxed(tmp_path_factory) -> dict:
-    return run_batch(tmp_path_factory.mktemp("sandboxed"), BATCH_ATTACKS, *BATCH_TASKS)
+    return run_batch(tmp_path_factory.mktemp("sandboxed"), BATCH_ATTACKS, BATCH_TASKS)
 
 
 @pytest.fixture(scope="module")
@@ -212,26 +210,26 @@ def resources(tmp_path_factory) -> dict:
         server.bind(("127.0.0.1", 0))
         server.listen(16)
         return run_batch(tmp_path_factory.mktemp("resources"), RESOURCE_ATTACKS + SLOW_EVIDENCE_ATTACKS,
-                         *ONE_TASK, limits=RESOURCE_LIMITS, loopback_port=server.getsockname()[1])
+                         ONE_TASK, limits=RESOURCE_LIMITS, loopback_port=server.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
 def swiglu_batch(tmp_path_factory) -> dict:
-    return run_batch(tmp_path_factory.mktemp("swiglu"), SWIGLU_ATTACKS, "--tasks", "swiglu", limits=SWIGLU_LIMITS,
+    return run_batch(tmp_path_factory.mktemp("swiglu"), SWIGLU_ATTACKS, "swiglu", limits=SWIGLU_LIMITS,
                      honest=False)
 
 
 @pytest.fixture(scope="module")
 def gated_batch(tmp_path_factory) -> dict:
-    return run_batch(tmp_path_factory.mktemp("gated"), GATED_ATTACKS, "--tasks", "gated", limits=SWIGLU_LIMITS,
+    return run_batch(tmp_path_factory.mktemp("gated"), GATED_ATTACKS, "gated", limits=SWIGLU_LIMITS,
                      honest=False)
 
 
 @pytest.fixture(scope="module")
 def beside_hog(tmp_path_factory) -> dict:
     """An honest submission's grading time alone, and beside cpu_hog in a batch of two jobs."""
-    alone = run_batch(tmp_path_factory.mktemp("alone"), [], *BATCH_TASKS, jobs=2)
-    beside = run_batch(tmp_path_factory.mktemp("beside_hog"), ["cpu_hog"], *BATCH_TASKS, jobs=2)
+    alone = run_batch(tmp_path_factory.mktemp("alone"), [], BATCH_TASKS, jobs=2)
+    beside = run_batch(tmp_path_factory.mktemp("beside_hog"), ["cpu_hog"], BATCH_TASKS, jobs=2)
     return {"alone": alone["by_name"]["correct"], "beside": beside["by_name"]["correct"],
             "hog": beside["by_name"]["cpu_hog"]}
 
@@ -253,7 +251,7 @@ MUST_REFUSE_UNSANDBOXED = os.geteuid() == 0 and not python_for_others()
 
 @pytest.fixture(scope="module")
 def unsandboxed(tmp_path_factory) -> dict:
-    return run_batch(tmp_path_factory.mktemp("unsandboxed"), PROCESS_ATTACKS, *ONE_TASK, "--sandbox", "none",
+    return run_batch(tmp_path_factory.mktemp("unsandboxed"), PROCESS_ATTACKS, ONE_TASK, "--sandbox", "none",
                      expect_code=3 if MUST_REFUSE_UNSANDBOXED else 0)
 
 
