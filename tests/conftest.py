@@ -146,7 +146,8 @@ def summary_by_cause(reports: list) -> list[str]:
         lines.append(f"{number}. {shown}{also}  [{len(group)} test{'s' * (len(group) != 1)}: {names}]")
     if waiting:
         on = sorted({fields["waits_on"] for _, fields in waiting})
-        lines.append(f"then {len(waiting)} test{'s' * (len(waiting) != 1)} that count once {', '.join(on)}"
+        one = len(waiting) == 1
+        lines.append(f"then {len(waiting)} test{'s' * (not one)} that count{'s' * one} once {', '.join(on)}"
                      f" pass{'es' * (len(on) == 1)}: {', '.join(r.nodeid.split('::', 1)[-1] for r, _ in waiting[:6])}"
                      + (f" and {len(waiting) - 6} more" if len(waiting) > 6 else ""))
     return lines

@@ -280,8 +280,8 @@ def test_dropout_off_in_eval_mode(target, reference, block, gen, device):
     hint = ("dropout must do nothing in eval mode: apply the nn.Dropout module made in __init__"
             f" ({block.init_todo}), or F.dropout(..., training=self.training); training=True, or an"
             " nn.Dropout built inside forward, keeps dropping after model.eval()")
-    expect_close(out, clean, f"{forward_where(target, block)} in eval mode with dropout={P}, against its output"
-                 " with dropout=0.0", hint, cause="dropout in eval mode", todo=block.forward_todo)
+    expect_close(out, clean, f"{forward_where(target, block)} in eval mode with dropout={P}", hint,
+                 cause="dropout in eval mode", todo=block.forward_todo, against="its own output with dropout=0.0")
 
 
 @pytest.mark.points(1)
@@ -301,8 +301,9 @@ def test_dropout_zero_changes_nothing_in_training(target, reference, block, gen,
                     f" nn.Dropout(dropout) in __init__ ({block.init_todo})")
         else:
             hint = "with dropout=0.0 the training-mode output equals the eval-mode output"
-    expect_close(out, clean, f"{forward_where(target, block)} in training mode with dropout=0.0, against eval mode",
-                 hint, cause=cause, todo=block.init_todo if cause.startswith("dropout rate") else block.forward_todo)
+    expect_close(out, clean, f"{forward_where(target, block)} in training mode with dropout=0.0", hint, cause=cause,
+                 todo=block.init_todo if cause.startswith("dropout rate") else block.forward_todo,
+                 against="its own output in eval mode")
 
 
 @pytest.mark.points(2)
@@ -372,4 +373,5 @@ def test_dropout_kept_outputs_scaled(target, reference, block, gen, device):
                     f" {1 / (1 - P):.4f}: the dropout module uses another rate than `dropout`; create it as"
                     f" nn.Dropout(dropout) in __init__ ({block.init_todo})")
     expect_close(out[kept], scaled, f"{fw}: kept outputs in training mode with dropout={P}", hint, rtol=rtol,
-                 cause=cause, todo=block.init_todo if cause.startswith("dropout rate") else block.forward_todo)
+                 cause=cause, todo=block.init_todo if cause.startswith("dropout rate") else block.forward_todo,
+                 against="its own output with dropout=0.0, divided by (1 - p)")

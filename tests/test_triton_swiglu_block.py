@@ -129,13 +129,13 @@ def test_fused_calls_swiglu(target, gen, device):
 def test_fused_dropout_off_unless_training(target, gen, device):
     got, weights, x, _ = run(target, FUSED, gen, shape=DROPOUT_SHAPE, dropout=P, train=False, device=device, **EXACT)
     clean = own_clean_output(target, gen, weights, x, device)
-    expect_close(got["out"], clean, f"{fused_where(target, 'forward', 'TODO 7')} in eval mode with dropout={P}, against"
-                 " its own output with dropout=0.0", "dropout does nothing in eval mode: apply the nn.Dropout made in"
-                 " __init__ (TODO 6)")
+    expect_close(got["out"], clean, f"{fused_where(target, 'forward', 'TODO 7')} in eval mode with dropout={P}",
+                 "dropout does nothing in eval mode: apply the nn.Dropout made in __init__ (TODO 6)",
+                 against="its own output with dropout=0.0")
     got, *_ = run(target, FUSED, gen, dropout=0.0, train=True, weights=weights, x=x, device=device, **EXACT)
-    expect_close(got["out"], clean, f"{fused_where(target, 'forward', 'TODO 7')} in training mode with dropout=0.0,"
-                 " against its own output in eval mode", "create the dropout module with the rate `dropout`:"
-                 " nn.Dropout(dropout) (TODO 6)")
+    expect_close(got["out"], clean, f"{fused_where(target, 'forward', 'TODO 7')} in training mode with dropout=0.0",
+                 "create the dropout module with the rate `dropout`: nn.Dropout(dropout) (TODO 6)",
+                 against="its own output in eval mode")
 
 
 def own_clean_output(target, gen, weights, x, device) -> torch.Tensor:
@@ -175,6 +175,6 @@ def test_fused_dropout_kept_scaled(target, gen, device):
              " which outputs it kept cannot be told: this counts once test_fused_dropout_share_of_zeros passes, which"
              " says why", waits_on="test_fused_dropout_share_of_zeros", todo="TODO 7")
     expect_close(out[kept], clean[kept] / (1 - P),
-                 f"{fused_where(target, 'forward', 'TODO 7')}: kept outputs in training mode with dropout={P}, against"
-                 " its own output with dropout=0.0", "each kept output equals the eval-mode output divided by (1 - p):"
-                 " is dropout the last step?")
+                 f"{fused_where(target, 'forward', 'TODO 7')}: kept outputs in training mode with dropout={P}",
+                 "each kept output equals the eval-mode output divided by (1 - p): is dropout the last step?",
+                 against="its own output with dropout=0.0, divided by (1 - p)")

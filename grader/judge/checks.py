@@ -91,17 +91,19 @@ def expect_close(
     atol: float = 1e-10,
     cause: str = "unexplained",
     todo: str = "",
+    against: str = "the reference",
 ) -> None:
     """float64 comparison tight enough that tanh-approximate GELU fails for exact GELU. ``cause``: the
-    stable id of what the hint names, ``todo`` where it is made (see fail)."""
+    stable id of what the hint names, ``todo`` where it is made (see fail); ``against``: what ``want`` is,
+    in the message (a dropout test compares the block with its own dropout-free output, not the reference)."""
     expect_shape(got.shape, want.shape, what, hint, cause, todo)
     if got.dtype != want.dtype:
         fail(f"{what}: dtype {got.dtype}, expected {want.dtype}. {hint}".rstrip(), cause=cause, todo=todo)
     if not is_close(got, want, rtol, atol):
         # The hint first: it is what a stuck student acts on; the numbers back it up.
         detail = describe_mismatch(got, want, rtol, atol)
-        fail(f"{what} differs from the reference: {hint} [{detail}]" if hint
-             else f"{what} differs from the reference: {detail}", cause=cause, todo=todo)
+        fail(f"{what} differs from {against}: {hint} [{detail}]" if hint
+             else f"{what} differs from {against}: {detail}", cause=cause, todo=todo)
 
 
 # --------------------------------------------------------------------------------- the blocks
