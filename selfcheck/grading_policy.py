@@ -21,6 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from grader.results import rounded, shown
 from grader.tasks import TRITON_EXERCISES, exercise_suites
 from selfcheck.harness import REPO, VARIANTS, Outcome, parallel, run_variant
 from selfcheck.panels import PUBLIC_PREFIX, exercises, panel, todo_column
@@ -92,10 +93,10 @@ def table() -> str:
         totals = {t: sum(p for task, p in points.values() if task == t) for t in tasks}
         lost = grade_panel(exercise)
         rows.append(f"\n{', '.join(f'`tests/{name}`' for name in exercise_suites(exercise))} (`exercises/{exercise}.py`)\n")
-        rows.append("| mistake | TODO | variant | " + " | ".join(f"{t} (of {totals[t]})" for t in tasks) + " |")
+        rows.append("| mistake | TODO | variant | " + " | ".join(f"{t} (of {shown(totals[t])})" for t in tasks) + " |")
         rows.append("|---|---|---|" + "---:|" * len(tasks))
         for name in names:
-            cells = " | ".join(f"-{lost[name][t]}" if lost[name][t] else "0" for t in tasks)
+            cells = " | ".join(f"-{shown(lost[name][t])}" if lost[name][t] else "0" for t in tasks)
             rows.append(f"| {what_it_is(exercise, name)} | {todo_column(exercise, name)} | `{name}` | {cells} |")
         rows.extend(per_todo(exercise, names, lost, tasks, totals))
     return "\n".join(rows).lstrip("\n") + "\n"
@@ -115,10 +116,10 @@ def per_todo(exercise: str, names: tuple[str, ...], lost: dict[str, dict[str, in
     if not single:
         return []
     total = sum(totals.values())
-    lines = ["", f"One mistake in one TODO (the rows above with one TODO) costs, of {total}:"]
+    lines = ["", f"One mistake in one TODO (the rows above with one TODO) costs, of {shown(total)}:"]
     for todo in sorted(single, key=int):
         costs = sorted(sum(lost[name][t] for t in tasks) for name in single[todo])
-        span = f"{costs[0]}" if costs[0] == costs[-1] else f"{costs[0]}-{costs[-1]}"
+        span = shown(costs[0]) if costs[0] == costs[-1] else f"{shown(costs[0])}-{shown(costs[-1])}"
         line = f"- TODO {todo}: {span} ({len(costs)} mistake{'s' if len(costs) > 1 else ''})"
         if exercise in TRITON_EXERCISES:
             keeps = [BONUS * (total - c) / total for c in (costs[-1], costs[0])]
@@ -144,13 +145,13 @@ def written_lines(exercise: str) -> list[list[str]]:
     return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[:1] + lines[2:]]
 
 
-def written_rows(exercise: str) -> dict[str, dict[str, int]]:
+def written_rows(exercise: str) -> dict[str, dict[str, int | float]]:
     """The table in docs/grading.md for ``exercise``'s panel, as variant -> task -> points lost ({}: none)."""
     lines = written_lines(exercise)
     if not lines:
         return {}
     tasks = [cell.split(" ")[0] for cell in lines[0][3:]]
-    return {cells[2].strip("`"): {task: -int(value) if value != "0" else 0 for task, value in zip(tasks, cells[3:])}
+    return {cells[2].strip("`"): {task: rounded(-float(value)) if value != "0" else 0 for task, value in zip(tasks, cells[3:])}
             for cells in lines[1:]}
 
 

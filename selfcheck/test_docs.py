@@ -259,29 +259,48 @@ def declared_points() -> dict[str, dict[str, int | float]]:
             for task in TASKS}
 
 
-POINTS_ROW = re.compile(r"^\| (?P<tests>`test_[^|]+)\| (?P<points>\d+(?:\.\d+)?)(?: each)? \|")
+POINTS_ROW = re.compile(r"^\| (?P<tests>`test_[^|]+)\| (?P<points>[^|]+?)(?: each)? \|")
+NUMBER = r"\d+(?:\.\d+)?"
+
+
+def quoted_points(cell: str) -> dict[str, float] | float | None:
+    """A points cell: one number for every task of the test (``2``), or one per task by title (``MLP 2, GLU 4``);
+    None where it is neither."""
+    if re.fullmatch(NUMBER, cell):
+        return float(cell)
+    titles = {title: name for name, title in TASK_TITLES.items()}
+    pairs = [re.fullmatch(rf"(.+?) ({NUMBER})", part.strip()) for part in cell.split(",")]
+    if all(pair and pair[1] in titles for pair in pairs):
+        return {titles[pair[1]]: float(pair[2]) for pair in pairs}
+    return None
 
 
 def test_the_points_tables_are_the_tests_markers():
-    """docs/exercises.md's tables of tests and points: each row's points are each named test's marker."""
+    """docs/exercises.md's tables of tests and points: each row's points are each named test's marker, for every
+    task whose suites hold the test (test_mlp.py's tests grade MLP and GLU, each with its own marker value)."""
     declared, wrong, tables = declared_points(), [], [[]]
     for number, line in enumerate((REPO / "docs" / "exercises.md").read_text().splitlines(), 1):
         if not line.startswith("|"):
             tables.append([])
         elif row := POINTS_ROW.match(line):
             names = [re.sub(r"\[.*", "", name) for name in re.findall(r"`(test_[^`]+)`", row["tests"])]
-            tables[-1].append((number, float(row["points"]), names))
+            quoted = quoted_points(row["points"])
+            assert quoted is not None, (f"docs/exercises.md:{number}: points {row['points']!r}: a number, or one per"
+                                        f" task by title ({', '.join(TASK_TITLES.values())}: `MLP 2, GLU 4`)")
+            tables[-1].append((number, quoted, names))
+    matches = lambda name, test: re.fullmatch(re.escape(name).replace(r"\*", ".*"), test)  # noqa: E731
     for table in filter(None, tables):
-        # the task whose suites hold every test the table names (test_forward_float32 is in two)
-        matches = lambda name, test: re.fullmatch(re.escape(name).replace(r"\*", ".*"), test)  # noqa: E731
-        task = next((task for task, tests in declared.items()
-                     if all(any(matches(name, test) for test in tests) for _, _, names in table for name in names)),
-                    None)
-        assert task, f"docs/exercises.md:{table[0][0]}: a points table naming tests no task's suites hold"
+        # the tasks whose suites hold every test the table names (test_forward_float32 is in two suites)
+        tasks = [task for task, tests in declared.items()
+                 if all(any(matches(name, test) for test in tests) for _, _, names in table for name in names)]
+        assert tasks, f"docs/exercises.md:{table[0][0]}: a points table naming tests no task's suites hold"
         for number, quoted, names in table:
-            wrong += [f"docs/exercises.md:{number}: {test} is worth {quoted:g} there; its marker says {worth}"
-                      for name in names for test, worth in declared[task].items()
-                      if matches(name, test) and worth != quoted]
+            for task in tasks:
+                want = quoted.get(task) if isinstance(quoted, dict) else quoted
+                wrong += [f"docs/exercises.md:{number}: {test} is worth {'nothing said' if want is None else f'{want:g}'}"
+                          f" there for {TASK_TITLES[task]}; its marker says {worth}"
+                          for name in names for test, worth in declared[task].items()
+                          if matches(name, test) and worth != want]
     assert not wrong, "\n".join(wrong)
 
 

@@ -137,3 +137,22 @@ def test_a_test_outside_its_tasks_suites_is_refused_by_name(tmp_path: Path):
     assert ("test_misplaced.py::test_placed_elsewhere: marked mlp, whose suites in grader/tasks.py are test_mlp.py"
             in proc.stdout + proc.stderr), (proc.stdout + proc.stderr)[-2000:]
     assert "test_cost.py" not in (proc.stdout + proc.stderr).split("graded tests the grader cannot count", 1)[-1]
+
+
+def test_the_policy_table_reads_back_the_fractions_it_writes(tmp_path: Path, monkeypatch):
+    """A fractional cost (a test worth 0.5, or points(mlp=1, glu=2.5)) is written into docs/grading.md's policy
+    table as the reports show points, and read back as that number (it was read with int(): ValueError)."""
+    from grader.results import shown
+    from selfcheck import grading_policy
+
+    rows = [f"| a mistake | 2 | `{name}` | -{shown(mlp)} | {'-' + shown(glu) if glu else '0'} |"
+            for name, mlp, glu in (("half_lost", 0.5, 2.5), ("whole_lost", 3, 0))]
+    table = "\n".join(["`tests/test_mlp.py` (`exercises/mlp_block.py`)", "",
+                       f"| mistake | TODO | variant | mlp (of {shown(12.5)}) | glu (of {shown(13)}) |",
+                       "|---|---|---|---:|---:|", *rows])
+    policy = tmp_path / "grading.md"
+    policy.write_text(f"{grading_policy.START}\n{table}\n{grading_policy.END}\n")
+    monkeypatch.setattr(grading_policy, "POLICY_FILE", policy)
+    assert "(of 12.5)" in table and "(of 13)" in table
+    assert grading_policy.written_rows("mlp_block") == {"half_lost": {"mlp": 0.5, "glu": 2.5},
+                                                         "whole_lost": {"mlp": 3, "glu": 0}}
