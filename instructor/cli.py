@@ -73,7 +73,8 @@ def build_parser() -> Parser:
     p.add_argument("--title", metavar="TEXT", help="with --new-task: the task's title in reports (default: NAME)")
     what.add_argument("--doc-tables", action="store_true",
                       help="write the documents' generated tables: the tasks (docs/exercises.md: TODOs, suites,"
-                           " full marks, from grader/tasks.py and the tests' points) and the worst cases"
+                           " full marks, from grader/tasks.py and the tests' points), the points column of its"
+                           " tables of tests (from the points markers) and the worst cases"
                            " (docs/platforms.md, from PLATFORMS in instructor/exports.py): after changing a task,"
                            " a test's points or a limit")
     p.add_argument("--platform-check", action="store_true",

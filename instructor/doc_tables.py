@@ -1,13 +1,14 @@
-"""The documents' generated parts: what the task registry and the platforms' limits decide, written
-between two markers by ``python -m instructor --doc-tables`` and compared with the code by
-``selfcheck/test_docs.py``. A task added (``--new-task``) or reweighted changes these tables, never the
-prose around them, so the prose never lists the tasks itself.
+"""The documents' generated parts: what the task registry, the tests' points and the platforms' limits decide,
+written by ``python -m instructor --doc-tables`` (between two markers, or in the points cells of a table of tests)
+and compared with the code by ``selfcheck/test_docs.py``. A task added (``--new-task``) or reweighted changes
+these, never the prose around them, so the prose never lists the tasks or quotes a test's points itself.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -16,9 +17,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
+from grader import points
 from grader.paths import REPO, display_path
 from grader.grading import GraderFailure
-from grader.tasks import TASKS, todo_span
+from grader.results import shown
+from grader.tasks import TASK_TITLES, TASKS, todo_span
 from instructor.exports import LIMITS_DOC, limits_table
 
 
@@ -93,9 +96,83 @@ def tasks_table() -> str:
     return "\n".join(rows)
 
 
+# A row of a points table: | `test_x[case/case]`, `test_y` | 2 each | what it checks |
+POINTS_ROW = re.compile(r"^(?P<head>\| (?P<tests>`test_[^|]+)\| )(?P<points>[^|]+?)(?P<each> each)?(?P<tail> \|.*)$")
+
+
+def declared_points() -> dict[str, dict[str, int | float]]:
+    """Task -> test function -> its points, read from the suites' source by the grader's one reader (not run)."""
+    return {task.name: {name: value for suite in task.suites
+                        for name, value in points.declared(REPO / "tests" / suite, task.name).items()}
+            for task in TASKS}
+
+
+def _names(tests: str) -> list[str]:
+    return [re.sub(r"\[.*", "", name) for name in re.findall(r"`(test_[^`]+)`", tests)]
+
+
+def _matches(name: str, test: str) -> bool:
+    return bool(re.fullmatch(re.escape(name).replace(r"\*", ".*"), test))
+
+
+@dataclass(frozen=True)
+class PointsColumn:
+    """The points column of a document's tables of tests: what each row's tests are worth, from their markers
+    (one number where every task the table's tests grade agrees, else one per task: ``MLP 2, GLU 4``). The rest
+    of each row is prose; ``write`` changes the points cells alone, so a reweighted test is its marker's edit."""
+
+    doc: Path
+    name: str = "points"
+
+    def rows(self) -> list[tuple[int, re.Match]]:
+        return [(n, row) for n, line in enumerate(self.doc.read_text().splitlines(), 1) if (row := POINTS_ROW.match(line))]
+
+    def cells(self) -> dict[int, str]:
+        """{line: the cell the markers give it}. A table's tasks are those whose suites hold every test it names."""
+        declared, tables, lines = declared_points(), [], self.doc.read_text().splitlines()
+        for number, row in self.rows():
+            if not tables or not all(line.startswith("|") for line in lines[tables[-1][-1][0]:number - 1]):
+                tables.append([])
+            tables[-1].append((number, _names(row["tests"])))
+        cells, where = {}, display_path(self.doc)
+        for table in tables:
+            tasks = [task for task, tests in declared.items()
+                     if all(any(_matches(name, test) for test in tests) for _, names in table for name in names)]
+            if not tasks:
+                raise GraderFailure(f"{where}:{table[0][0]}: a points table naming tests no task's suites hold")
+            for number, names in table:
+                worth = {}
+                for task in tasks:
+                    values = {v for name in names for test, v in declared[task].items() if _matches(name, test)}
+                    if len(values) != 1:
+                        raise GraderFailure(f"{where}:{number}: the row's tests are worth {sorted(values)} in {task}:"
+                                            " one row per value")
+                    worth[task] = values.pop()
+                cells[number] = (shown(worth[tasks[0]]) if len(set(worth.values())) == 1
+                                 else ", ".join(f"{TASK_TITLES[task]} {shown(value)}" for task, value in worth.items()))
+        return cells
+
+    def shown(self) -> str:
+        return "\n".join(f"{number}: {row['points']}" for number, row in self.rows())
+
+    def make(self) -> str:
+        return "\n".join(f"{number}: {cell}" for number, cell in self.cells().items())
+
+    def write(self) -> bool:
+        cells, lines = self.cells(), self.doc.read_text().splitlines(keepends=True)
+        for number, row in self.rows():
+            end = lines[number - 1][len(lines[number - 1].rstrip("\n")):]
+            lines[number - 1] = f"{row['head']}{cells[number]}{row['each'] or ''}{row['tail']}{end}"
+        new = "".join(lines)
+        changed = new != self.doc.read_text()
+        self.doc.write_text(new)
+        return changed
+
+
 GENERATED = (
     Generated(REPO / "docs" / "exercises.md", "tasks", tasks_table),
     Generated(LIMITS_DOC, "worst cases", limits_table),
+    PointsColumn(REPO / "docs" / "exercises.md"),
 )
 
 

@@ -23,7 +23,6 @@ from pathlib import Path
 import pytest
 
 from grader import cli as grader_cli
-from grader import points
 from grader import report, results
 from grader.grading import overall_timeout
 from grader.paths import EXERCISES, REPO
@@ -32,7 +31,7 @@ from instructor import cli as instructor_cli
 from instructor.batch_reports import columns
 from instructor.batch_reports import ITEM_COLUMNS
 from instructor import exports
-from instructor.doc_tables import GENERATED
+from instructor.doc_tables import GENERATED, PointsColumn
 from instructor.exports import PLATFORMS
 from selfcheck.harness import start_preloaded
 from selfcheck.doc_commands import PIP_OWN, exists, literal_options, option_strings, parses, problems
@@ -252,56 +251,16 @@ def test_test_counts_quoted_are_the_suites(collected):
     assert not wrong, "\n".join(wrong)
 
 
-def declared_points() -> dict[str, dict[str, int | float]]:
-    """Task -> test function -> its points, read from the suites' source by the grader's one reader (not run)."""
-    return {task.name: {name: value for suite in task.suites
-                        for name, value in points.declared(REPO / "tests" / suite, task.name).items()}
-            for task in TASKS}
-
-
-POINTS_ROW = re.compile(r"^\| (?P<tests>`test_[^|]+)\| (?P<points>[^|]+?)(?: each)? \|")
-NUMBER = r"\d+(?:\.\d+)?"
-
-
-def quoted_points(cell: str) -> dict[str, float] | float | None:
-    """A points cell: one number for every task of the test (``2``), or one per task by title (``MLP 2, GLU 4``);
-    None where it is neither."""
-    if re.fullmatch(NUMBER, cell):
-        return float(cell)
-    titles = {title: name for name, title in TASK_TITLES.items()}
-    pairs = [re.fullmatch(rf"(.+?) ({NUMBER})", part.strip()) for part in cell.split(",")]
-    if all(pair and pair[1] in titles for pair in pairs):
-        return {titles[pair[1]]: float(pair[2]) for pair in pairs}
-    return None
-
-
 def test_the_points_tables_are_the_tests_markers():
     """docs/exercises.md's tables of tests and points: each row's points are each named test's marker, for every
-    task whose suites hold the test (test_mlp.py's tests grade MLP and GLU, each with its own marker value)."""
-    declared, wrong, tables = declared_points(), [], [[]]
-    for number, line in enumerate((REPO / "docs" / "exercises.md").read_text().splitlines(), 1):
-        if not line.startswith("|"):
-            tables.append([])
-        elif row := POINTS_ROW.match(line):
-            names = [re.sub(r"\[.*", "", name) for name in re.findall(r"`(test_[^`]+)`", row["tests"])]
-            quoted = quoted_points(row["points"])
-            assert quoted is not None, (f"docs/exercises.md:{number}: points {row['points']!r}: a number, or one per"
-                                        f" task by title ({', '.join(TASK_TITLES.values())}: `MLP 2, GLU 4`)")
-            tables[-1].append((number, quoted, names))
-    matches = lambda name, test: re.fullmatch(re.escape(name).replace(r"\*", ".*"), test)  # noqa: E731
-    for table in filter(None, tables):
-        # the tasks whose suites hold every test the table names (test_forward_float32 is in two suites)
-        tasks = [task for task, tests in declared.items()
-                 if all(any(matches(name, test) for test in tests) for _, _, names in table for name in names)]
-        assert tasks, f"docs/exercises.md:{table[0][0]}: a points table naming tests no task's suites hold"
-        for number, quoted, names in table:
-            for task in tasks:
-                want = quoted.get(task) if isinstance(quoted, dict) else quoted
-                wrong += [f"docs/exercises.md:{number}: {test} is worth {'nothing said' if want is None else f'{want:g}'}"
-                          f" there for {TASK_TITLES[task]}; its marker says {worth}"
-                          for name in names for test, worth in declared[task].items()
-                          if matches(name, test) and worth != want]
-    assert not wrong, "\n".join(wrong)
+    task whose suites hold the test (test_mlp.py's tests grade MLP and GLU, each with its own marker value). The
+    column is written from the markers (``python -m instructor --doc-tables``): a reweight is the marker's edit."""
+    column = next(part for part in GENERATED if isinstance(part, PointsColumn))
+    cells = column.cells()
+    assert len(cells) > 30, f"{len(cells)} rows of points found in docs/exercises.md"
+    wrong = [f"docs/exercises.md:{number}: says {row['points']}; the tests' markers give {cells[number]}"
+             for number, row in column.rows() if row["points"] != cells[number]]
+    assert not wrong, "python -m instructor --doc-tables writes them from the markers:\n" + "\n".join(wrong)
 
 
 @pytest.mark.parametrize("part", GENERATED, ids=lambda part: part.name)
