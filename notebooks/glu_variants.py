@@ -21,7 +21,7 @@
 # The case for it is Shazeer's *GLU Variants Improve Transformer* (2020): in T5-style models trained
 # on C4, the gated blocks ReGLU, GEGLU and SwiGLU reached a lower held-out log-perplexity than the ReLU
 # and GELU MLPs they replaced, **at the same number of parameters and the same compute**. A gated
-# block has three weight matrices instead of two, so to keep the budget its width shrinks by 2/3:
+# block has three weight matrices instead of two, so to keep the budget its width shrinks to 2/3:
 # `d_ff` 3072 became 2048.
 #
 # The paper says plainly that it offers no explanation of why the gated blocks do better, and this
@@ -44,7 +44,7 @@
 # with the GLUs' width matched to the MLPs' parameters by the cost exercise's `glu_intermediate_dim`.
 # Then we look at what a run this small can and cannot tell us.
 #
-# Nine blocks times ten seeds take minutes on a CPU, too long for a notebook that readers run top to
+# Nine blocks times ten seeds are 90 training runs, too many for a notebook that readers run top to
 # bottom: `notebooks/glu_variants_runs.py` ran them with fixed seeds (it prints each run's time) and
 # stored every curve in `notebooks/glu_variants_curves.json`. This notebook trains the first steps of
 # two of them again and checks that they follow the stored curves (section 2), then compares the blocks
@@ -284,8 +284,8 @@ except Exception as error:  # written, but not right yet
 #
 # First what the runs reached, in absolute terms: the validation loss of three blocks along training,
 # each point the mean over the seeds, against two yardsticks, a guess that knows only how often each
-# character occurs (its cross-entropy on the validation text, counted from the training text) and a
-# uniform guess over the alphabet.
+# character occurs (the dashed line: its cross-entropy on the validation text, counted from the training text) and a
+# uniform guess over the alphabet (the top of the plot).
 
 # %%
 def mean_curve(name):
@@ -511,9 +511,9 @@ print(f"runs whose validation loss still fell over the last evaluation interval:
 # %% [markdown]
 # What it cannot show. Shazeer trained T5-base-sized models (about 220M parameters) for 65,536 and
 # 524,288 steps on C4 and found the gated blocks ahead by a few hundredths in held-out
-# log-perplexity, consistently across fine-tuning tasks too. This notebook's models have the parameters
-# counted in section 2 and train for the steps of section 0 on a synthetic grammar whose loss floor is
-# low, with one untuned learning rate for all nine. Differences of a hundredth are at the edge of what a
+# log-perplexity, and ahead on most of the fine-tuning tasks too. This notebook's models have the parameters
+# counted in section 2 and train for the steps of section 0 on a small synthetic grammar,
+# with one untuned learning rate for all nine. Differences of a hundredth are at the edge of what a
 # few seeds of such a run can resolve, and gains found at scale need not show at this size (or the other
 # way round). Nor does the table say anything about speed: the FLOP convention charges every activation 1
 # per number, and on a real machine the extra launch of a GLU's third projection, or a GELU's arithmetic,

@@ -440,7 +440,7 @@ if "grad_out_ptr" in mine:
 # * An output all `.`: the kernel never stored into it. The line under the map says where its stores
 #   went instead: into an input, a second time into another output, or nowhere at all.
 # * `.` in an input: the kernel never read those elements; rows read at the wrong stride leave rows or
-#   parts of rows unread: a tail that grows from row to row (section 0), every other row, or the second
+#   parts of rows unread: the last rows and part of the one before (section 0), every other row, or the second
 #   half.
 # * `!` before or after the map: an access outside the tensor, stopped before it happened. After the
 #   map: a missing mask (the last block runs past the end). Before it: an offset below zero.

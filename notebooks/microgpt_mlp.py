@@ -609,7 +609,7 @@ print(f"hidden units exactly 0 after squared ReLU: {sum(h == 0.0 for h in hidden
 #
 # **Expand, then contract.** With the activation in between, each of the 64 hidden units is a feature
 # that an input switches on (positive pre-activation) or off (exactly 0 after squared ReLU), and `fc2`
-# mixes the ones that are on. Each on/off pattern is a different linear map from input to output, so
+# mixes the ones that are on. Each on/off pattern is a different piece of the block's function, so
 # the more patterns the inputs can reach, the more pieces the block's function is made of. The check
 # below tells the two widths apart: 100,000 random inputs, through our `fc1` (64 units) and through its
 # first 16 rows alone (the same block without the expansion). At width 16 there cannot be more than
