@@ -210,11 +210,15 @@ def finish(outputs: Outputs, skipped: list[tuple[str, str]], how: Reporting, fin
     """Every file from the store's records; the feedback returned is what no finished run returned yet, and a
     finished run marks it returned (an interrupted one does not: its files are written again next time)."""
     records = outputs.store.records()
-    fresh = frozenset(outputs.store.not_returned(records))
+    pages, *_ = batch_reports.feedback_pages(outputs, records, how)
+    fresh = frozenset(outputs.store.not_returned(pages))
+    for gone in set(outputs.store.returned()) - {record.name for record in records}:  # dropped from the batch
+        if isinstance(gone, str) and Path(gone).name == gone:  # a name the store wrote, never a path
+            outputs.page(gone).unlink(missing_ok=True)
     summary = batch_reports.write_all(outputs, records, skipped, how=Reporting(
         how.canvas_assignment, how.late, how.blank_not_handed_in, fresh))
     if finished:
-        outputs.store.mark_returned(records)
+        outputs.store.mark_returned(pages)
     return summary
 
 

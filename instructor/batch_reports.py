@@ -250,24 +250,16 @@ class Reporting:
     fresh: frozenset[str] | None = None  # whose feedback goes back to the LMS this run (None: everyone's)
 
 
-def write_all(outputs: Outputs, records: list[Record], skipped: list[tuple[str, str]],
-              canvas_assignment: str | None = None, how: Reporting | None = None) -> str:
-    """Every file beside the CSV, and the CSV, from every record; returns the one-line summary of the batch.
-    The feedback pages and Canvas's zip hold ``how.fresh``'s feedback alone: a regrade comments once, on
-    the students regraded."""
-    how = how or Reporting(canvas_assignment)
-    lates = {record.name: assess(how.late, record) for record in records}
-    if unknown := sorted(name for name, late in lates.items() if late is not None and late.unknown):
-        print(f"marked late, submission time not known (not in --submitted): no late penalty for"
-              f" {', '.join(unknown)}", file=sys.stderr)
-    write_csv(outputs.csv, columns(), [row_for(record, lates[record.name]) for record in records])
-    graded = [record for record in records if record.grade is not None]
-    outputs.feedback.mkdir(parents=True, exist_ok=True)
+def feedback_pages(outputs: Outputs, records: list[Record], how: Reporting,
+                   lates: dict[str, Late | None] | None = None) -> tuple[dict[str, str], dict[str, str], dict]:
+    """(the feedback page of each record that has one, in the batch's format; the same in plain text, for a
+    gradebook's comment column; each record's gradebook cell: its score after any late penalty, "" for none).
+    An error has no feedback, nor, with ``--not-handed-in blank``, a student who handed in nothing."""
+    lates = lates if lates is not None else {record.name: assess(how.late, record) for record in records}
     pages, plain, cells = {}, {}, {}
     for record in records:
         silent = how.blank_not_handed_in and record.handed_in_nothing  # nothing handed in: nothing to say
         if record.grade is None or silent:
-            outputs.page(record.name).unlink(missing_ok=True)  # an error has no feedback
             if silent:
                 cells[record.name] = ""
             continue
@@ -277,9 +269,30 @@ def write_all(outputs: Outputs, records: list[Record], skipped: list[tuple[str, 
                 "penalty": late.line(how.late) if late is not None and (late.periods or late.unknown or record.late)
                            else ""}
         plain[record.name] = feedback(record.student or record.name, record.grade, "txt", **said)
-        if how.fresh is None or record.name in how.fresh:
-            pages[record.name] = feedback(record.student or record.name, record.grade, outputs.feedback_format, **said)
+        pages[record.name] = feedback(record.student or record.name, record.grade, outputs.feedback_format, **said)
+    return pages, plain, cells
+
+
+def write_all(outputs: Outputs, records: list[Record], skipped: list[tuple[str, str]],
+              canvas_assignment: str | None = None, how: Reporting | None = None) -> str:
+    """Every file beside the CSV, and the CSV, from every record; returns the one-line summary of the batch.
+    The feedback folder and Canvas's zip hold ``how.fresh``'s feedback alone (the others' pages are removed):
+    a run comments once, on the students whose feedback changed."""
+    how = how or Reporting(canvas_assignment)
+    lates = {record.name: assess(how.late, record) for record in records}
+    if unknown := sorted(name for name, late in lates.items() if late is not None and late.unknown):
+        print(f"marked late, submission time not known (not in --submitted): no late penalty for"
+              f" {', '.join(unknown)}", file=sys.stderr)
+    write_csv(outputs.csv, columns(), [row_for(record, lates[record.name]) for record in records])
+    graded = [record for record in records if record.grade is not None]
+    outputs.feedback.mkdir(parents=True, exist_ok=True)
+    every_page, plain, cells = feedback_pages(outputs, records, how, lates)
+    pages = {name: page for name, page in every_page.items() if how.fresh is None or name in how.fresh}
+    for record in records:
+        if record.name in pages:
             report.write_text(outputs.page(record.name), pages[record.name])
+        else:  # an error, a blank, or feedback already returned: none in the folder this run returns
+            outputs.page(record.name).unlink(missing_ok=True)
     write_csv(outputs.items, ITEM_COLUMNS, items([record.grade for record in graded]))
     write_csv(outputs.skipped, ["entry", "reason"], [list(entry) for entry in skipped])
     scores = [record.grade.score for record in graded]

@@ -4,8 +4,9 @@ For ``grades.csv`` the store is ``.grades_results/``; ``NAME.json`` holds what `
 --json`` writes for that submission (``report.as_json``), with two fields more: ``status`` (``graded``)
 and ``batch`` (the student, the LMS and its id for the student, how the files were found). A
 submission whose grading failed has a small file of its own: ``status`` ``error``, the reason and the
-seconds it ran. Beside them, ``.returned``: the fingerprint of each record whose feedback a finished run
-wrote for the LMS (``Store.not_returned``), so that a regrade returns only the feedback that changed.
+seconds it ran. Beside them, ``.returned``: the fingerprint of each record and of the feedback a finished
+run wrote from it for the LMS (``Store.not_returned``), so that a run returns only the feedback that changed:
+a regrade's, or one a reporting change rewrote (a due date moved with ``--new-reporting``).
 Nothing else is kept: the CSV, the feedback, the reports and the gradebook files are
 all made from these files at the end of each run (``instructor/batch_reports.py``), so ``--resume``
 (a graded file is done; an error is graded again), ``--only`` (one file replaced) and Ctrl-C (the
@@ -111,22 +112,31 @@ class Store:
         of a run that finished: by each record's fingerprint, so that a regrade returns only what changed."""
         return self.folder / ".returned"  # no .json: never read as a record
 
-    def fingerprint(self, name: str) -> str:
+    def fingerprint(self, name: str, page: str) -> str:
+        """The record's bytes and the feedback ``page`` written from it: a change in either returns it again."""
         try:
-            return hashlib.sha256(self.path(name).read_bytes()).hexdigest()
+            record = self.path(name).read_bytes()
         except OSError:
             return ""
+        return hashlib.sha256(record + b"\0" + page.encode("utf-8", "replace")).hexdigest()
 
-    def not_returned(self, records: list[Record]) -> set[str]:
-        """The records whose feedback no finished run has returned yet (all of them, the first time)."""
+    def returned(self) -> dict[str, str]:
+        """{name: fingerprint} of the feedback the last finished run returned ({} before any)."""
         try:
             returned = json.loads(self.returned_file.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            returned = {}
-        return {r.name for r in records if not isinstance(returned, dict) or returned.get(r.name) != self.fingerprint(r.name)}
+            return {}
+        return returned if isinstance(returned, dict) else {}
 
-    def mark_returned(self, records: list[Record]) -> None:
-        report.write_json(self.returned_file, {r.name: self.fingerprint(r.name) for r in records})
+    def not_returned(self, pages: dict[str, str]) -> set[str]:
+        """Of ``pages`` (name: the feedback written from its record now), those no finished run has returned as
+        they are: all of them the first time; then a regraded record's, and one whose feedback a reporting
+        change rewrote (its late penalty, its score after it)."""
+        returned = self.returned()
+        return {name for name, page in pages.items() if returned.get(name) != self.fingerprint(name, page)}
+
+    def mark_returned(self, pages: dict[str, str]) -> None:
+        report.write_json(self.returned_file, {name: self.fingerprint(name, page) for name, page in pages.items()})
 
     @property
     def dropped_folder(self) -> Path:

@@ -138,6 +138,37 @@ def test_a_regrade_returns_the_feedback_of_the_changed_hand_ins_alone(lms_batch)
     assert len(lms_batch.rows()) == len(POINTS) and len(lms_batch.table("grades_canvas.csv")) == 4  # all grades
 
 
+def test_a_moved_due_date_returns_the_feedback_it_changed_and_a_student_who_left_has_none(lms_batch, tmp_path):
+    """Feedback goes back when what it says changed, not only when the grade did: a due date moved (with
+    --new-reporting) changes smithbob's penalty and returns his page alone; the folder then holds no one else's,
+    and a student no longer in the download leaves no page behind."""
+    import zipfile
+
+    from instructor.late import Policy
+
+    times = tmp_path / "canvas_times.csv"
+    times.write_text("student,submitted\n111,2026-03-02 08:00\n")  # smithbob: 8 h after the first due date
+    due = {day: batch_reports.Reporting(ASSIGNMENT, Policy.of("10%/day", None, day, [times])) for day in
+           ("2026-03-01T23:59", "2026-03-02T23:59")}
+    assert run_with(lms_batch, reporting=due["2026-03-01T23:59"]) == 0
+    feedback = lms_batch.csv.parent / "grades_feedback"
+    assert "-1.3 points, score 11.7" in (feedback / "smithbob.md").read_text()
+    def resume(reporting) -> int:
+        lms_batch.writes.clear()
+        lms_batch.graded.clear()
+        return batch.run_batch(lms_batch.folder, lms_batch.csv, jobs=2, resume=True, limits=None, sandbox_mode="auto",
+                               reporting=reporting)
+
+    assert resume(due["2026-03-02T23:59"]) == 0 and lms_batch.graded == []
+    assert sorted(p.name for p in feedback.iterdir()) == ["smithbob.md"], sorted(feedback.iterdir())
+    assert "late" not in (feedback / "smithbob.md").read_text().split("## ", 1)[0].lower()
+    with zipfile.ZipFile(lms_batch.csv.parent / "grades_canvas_feedback.zip") as z:
+        assert z.namelist() == ["smithbob_111_222_feedback.py"]
+    (lms_batch.folder / "smithbob_111_222_mlp_block.py").unlink()  # he left the course
+    assert resume(due["2026-03-02T23:59"]) == 0
+    assert not (feedback / "smithbob.md").exists() and "smithbob" not in {r["submission"] for r in lms_batch.rows()}
+
+
 def test_items_leave_out_a_bonus_not_handed_in_and_headings_name_the_student(tmp_path):
     from instructor.batch_reports import items, write_all
 

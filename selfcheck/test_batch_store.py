@@ -215,8 +215,9 @@ def test_only_replaces_one_record(lms_batch, monkeypatch):
     assert lms_batch.graded == ["carol"]
     assert [path for path in lms_batch.writes if path.startswith(".grades_results/") and path.endswith(".json")] \
         == [".grades_results/carol.json"]
-    # Her feedback alone: the others' pages stay as they were, and no one else is commented on again.
+    # Her feedback alone: no one else is commented on again, and the folder holds no one else's page.
     assert [path for path in lms_batch.writes if path.startswith("grades_feedback/")] == ["grades_feedback/carol.md"]
+    assert sorted(p.name for p in (lms_batch.csv.parent / "grades_feedback").iterdir()) == ["carol.md"]
     assert "grades_canvas_feedback.zip" not in lms_batch.writes  # carol's hand-in is no Canvas one
     after = {row["submission"]: row for row in lms_batch.rows()}
     assert list(after) == list(before) and after["carol"]["score"] == "10"
