@@ -195,8 +195,9 @@ def select_group(found: Intake, group: Group | None) -> list[str]:
     per listed student with no hand-in); returns those students, as listed. Without: nothing changes."""
     if group is None:
         return []
+    every = list(found.submissions)
     found.submissions, missing = group.select(found)
-    found.skipped, absent = group.report(found, missing)
+    found.skipped, absent = group.report(found, missing, every)
     return absent
 
 

@@ -11,6 +11,7 @@ before anything is graded: the group's file would grade someone outside the grou
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,15 @@ from instructor.intake import Intake, Submission
 def key(text: str) -> str:
     """An identifier as it is compared: case and runs of spaces do not count."""
     return " ".join(text.split()).casefold()
+
+
+def run_together(text: str) -> set[str]:
+    """A name's words run together in any order (``Alice Smith``: ``alicesmith``, ``smithalice``): the form a
+    Canvas download names students by, which never holds the name as Moodle shows it."""
+    words = key(text).split()
+    if not 2 <= len(words) <= 4:
+        return set()
+    return {"".join(order) for order in itertools.permutations(words)}
 
 
 def identifiers(sub: Submission) -> set[str]:
@@ -65,7 +75,8 @@ class Group:
                 missing.append(wanted)
         return [sub for sub in found.submissions if sub.name in chosen], missing
 
-    def report(self, found: Intake, missing: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
+    def report(self, found: Intake, missing: list[str],
+               every: list[Submission] = ()) -> tuple[list[tuple[str, str]], list[str]]:
         """(the skipped entries a batch of the group lists, the listed students with no hand-in at all).
         The entries kept: a listed student's hand-in that cannot be graded, and the entries that are no
         student's; then a line per listed student with no hand-in."""
@@ -76,5 +87,17 @@ class Group:
             if owner is None or wanted & {key(text) for text in owner if text}:
                 kept.append((entry, reason))
         answered = {key(text) for entry, _ in kept for text in found.owners.get(entry, ())}
-        absent = [printable(text) for text in missing if key(text) not in answered]
-        return kept + [(text, f"listed in {self.path.name}; no hand-in of theirs in the batch") for text in absent], absent
+        absent = [text for text in missing if key(text) not in answered]
+        return kept + [(printable(text), f"listed in {self.path.name}; no hand-in of theirs in the batch{self.near(every, text)}")
+                       for text in absent], [printable(text) for text in absent]
+
+    @staticmethod
+    def near(every: list[Submission], text: str) -> str:
+        """For a line no hand-in answers: the batch's hand-ins (``every``) whose name is its words run together
+        (Canvas's ``smithalice`` for ``Alice Smith``), named so the line can be fixed; never graded as the group's."""
+        names = sorted(sub.name for sub in every if run_together(text) & identifiers(sub))
+        if not names:
+            return ""
+        shown = ", ".join(printable(name) for name in names[:3])
+        return (f" (not graded: {shown} may be theirs; a Canvas download names students by their names run"
+                f" together: list {printable(names[0])} or its lms_id)")

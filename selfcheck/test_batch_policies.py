@@ -34,7 +34,7 @@ def test_a_group_file_grades_the_group_alone_and_names_who_handed_in_nothing(lms
     from instructor.groups import Group
 
     listed = tmp_path / "honours.txt"
-    listed.write_text("# the honours group\nSmithBob\n12345\n\nDana Nobody\n")
+    listed.write_text("# the honours group\nSmithBob\n12345\n\nDana Nobody\nEve Jones\n")
     assert run_with(lms_batch, group=Group.read(listed), reporting=batch_reports.Reporting(ASSIGNMENT)) == 0
     assert sorted(lms_batch.graded) == ["Alice Smith", "smithbob"]
     assert [row["submission"] for row in lms_batch.rows()] == ["Alice Smith", "smithbob"]
@@ -42,8 +42,12 @@ def test_a_group_file_grades_the_group_alone_and_names_who_handed_in_nothing(lms
     assert [row[1] for row in lms_batch.table("grades_canvas.csv")[2:]] == ["111"]
     assert [row["Identifier"] for row in lms_batch.rows("grades_moodle.csv")] == ["Participant 12345"]
     skipped = {row["entry"]: row["reason"] for row in lms_batch.rows("grades_skipped.csv")}
-    assert skipped == {"Dana Nobody": "listed in honours.txt; no hand-in of theirs in the batch"}, skipped
-    assert "no hand-in in the batch (1): Dana Nobody" in capsys.readouterr().err
+    # Eve Jones as Moodle would show her: her Canvas hand-in (joneseve) is named, never graded as the group's.
+    assert skipped == {"Dana Nobody": "listed in honours.txt; no hand-in of theirs in the batch",
+                       "Eve Jones": "listed in honours.txt; no hand-in of theirs in the batch (not graded: joneseve may"
+                                    " be theirs; a Canvas download names students by their names run together: list"
+                                    " joneseve or its lms_id)"}, skipped
+    assert "no hand-in in the batch (2): Dana Nobody, Eve Jones" in capsys.readouterr().err
 
 
 def test_a_group_line_that_stands_for_two_hand_ins_is_refused(tmp_path):
