@@ -55,8 +55,9 @@ def check_canvas_assignment(column: str | None, canvas_hand_ins: int) -> None:
         return
     if not CANVAS_COLUMN.match(column):
         # An id there, but not as Canvas writes it (no space before it, a space inside): say that, not "no id".
-        wrong = "write it as Canvas does: the title, one space, then the id in parentheses with nothing else inside" if re.search(r"\(\s*\d+\s*\)\s*$", column) else \
-            "without the id Canvas would make a new assignment of that name"
+        wrong = ("write it as Canvas does: the title, one space, then the id in parentheses with nothing else inside"
+                 if re.search(r"\(\s*\d+\s*\)\s*$", column) else
+                 "without the id Canvas would make a new assignment of that name")
         raise GraderFailure(f"--canvas-assignment {column!r}: give the column as Canvas's gradebook export heads it,"
                             f" the assignment's id in parentheses, e.g. 'Homework 3 (12345)'; {wrong}")
 
