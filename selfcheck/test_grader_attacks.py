@@ -52,7 +52,7 @@ FILE_ATTACKS = ["import_reference", "read_reference_by_path"]
 # Attacks that earn full marks only if a hostile action succeeds inside the child (payoff.py).
 RESOURCE_ATTACKS = ["host_root_writes_proc_sys", "sees_grader_process", "sees_host_paths", "finds_code_on_disk",
                     "reaches_host_loopback",
-                    "fills_tmpfs", "memory_over_processes", "many_processes"]
+                    "fills_tmpfs", "memory_over_processes", "many_processes", "keyring_outlives_the_child"]
 # Attacks on the grader's own process through what the child sends back.
 EVIDENCE_ATTACKS = ["oversized_evidence", "compressed_evidence", "junk_frames"]
 # Those whose payload takes the child a while to build (a gigabyte to deflate, gigabytes of junk to

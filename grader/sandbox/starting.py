@@ -17,6 +17,7 @@ from grader.backend import ChildRun
 from grader.probes.child import START_CHECK_FLAG
 from grader.sandbox.processes import limit_preexec, become_subreaper, spawn
 from grader.sandbox.mounts import gpu_present, bwrap_command, child_sys_path
+from grader.sandbox.seccomp import filter_file
 from grader.sandbox.limits import (CHILD_PACKAGE, CHILD_SCRIPT, CPU_BUDGETS, GRADER_DIR, MAX_SUBMISSION_FILE_BYTES,
                                    MAX_SUBMISSION_FILES, SANDBOX_ENV, SANDBOX_REQUIRED, SANDBOX_STARTED_ENV, GraderError)
 from grader.sandbox.launch import ChildFailure, ChildProcess, Plan, plans_to_try, working_plans
@@ -178,10 +179,14 @@ class ChildStarter:
                                         tmpfs_mb=self.limits.tmpfs_mb, as_root=drop_in_child)[1:]
                 for key, value in self._child_env(home).items():
                     options += ["--setenv", key, value]
+                # The kernel's keyrings are in no namespace: their calls are refused (grader/sandbox/seccomp.py).
+                seccomp_fd = filter_file()
+                if seccomp_fd is not None:
+                    options += ["--seccomp", str(seccomp_fd)]
                 # bubblewrap's options (the host's paths it binds) go through a file descriptor it
                 # reads and closes: on its command line they would be the sandbox's /proc/1/cmdline.
                 options_fd = _options_file(options)
-                pass_fds = (options_fd,)
+                pass_fds = (options_fd,) if seccomp_fd is None else (options_fd, seccomp_fd)
                 cmd = [plan.bwrap, "--args", str(options_fd), "--",
                        sys.executable, "-I", "-B", "/grader-child/grader/probes/child.py", python_path]
                 if drop_in_child:
