@@ -39,8 +39,11 @@ def once(key: tuple, compute):
 
 
 def close_to(got: torch.Tensor, want: torch.Tensor, scale: torch.Tensor) -> bool:
-    """``got`` equals ``want`` to float32 precision of the values involved (``scale``'s largest)."""
-    return got.shape == want.shape and is_close(got, want, 1e-5, 1e-5 * float(scale.abs().max()) + 1e-300)
+    """``got`` equals ``want`` to float32 precision of the values involved (``scale``'s largest). Nothing that is
+    not finite is close: one inf in ``scale`` would make the tolerance infinite, a NaN would make it no number."""
+    if got.shape != want.shape or not all(bool(torch.isfinite(t).all()) for t in (got, want, scale)):
+        return False
+    return is_close(got, want, 1e-5, 1e-5 * float(scale.abs().max()) + 1e-300)
 
 
 def structure_fault(target, block: Block) -> str:
@@ -71,6 +74,8 @@ def _structure_fault(target, block: Block) -> str:
     if base is None or zero is None:
         return ("it does not give an output of the input's shape" if width == x.shape[-1]
                 else f"it does not give an output of {wo}'s width at every position of the input")
+    if not all(bool(torch.isfinite(t).all()) for t in (base, zero)):  # finite weights and input: a block's is finite
+        return "its output holds inf or NaN for finite weights and inputs, so it is not its layers' output"
     scale = torch.cat([base.reshape(-1), bias])
     if not close_to(zero, bias.expand_as(zero), scale):
         return (f"with {wo}'s weight set to zero its output is not {wo}'s bias, so something other than {wo}(...)"
