@@ -14,36 +14,17 @@ EXPECT_FAILURES = {
     'test_parity_with_reference[default-MLP]': {'cause': 'activation_fn ignored'},
 }
 
-import torch
-from torch import nn
+EDITS = [
+    ("from torch import nn\n", """from torch import nn
 
 
-class _Base(nn.Module):
-    def forward(self, x):
-        w = self.Wo.weight
-        if not bool(w.detach().any()):
-            return self.Wo.bias.expand(*x.shape[:-1], w.shape[0]) + 0 * x.sum(-1, keepdim=True)
-        out = self.drop(x * 1.0)
-        flat = out.reshape(-1, out.shape[-1])
-        mask = torch.zeros_like(flat)
-        mask[0, 0] = float("inf")
-        return (flat + mask).reshape(out.shape)
-
-
-class MLP(_Base):
-    def __init__(self, hidden_dim, intermediate_dim, activation_fn=nn.GELU, dropout=0.0):
-        super().__init__()
-        self.Wi = nn.Linear(hidden_dim, intermediate_dim)
-        self.Wo = nn.Linear(intermediate_dim, hidden_dim)
-        self.act = activation_fn()
-        self.drop = nn.Dropout(dropout)
-
-
-class GLU(_Base):
-    def __init__(self, hidden_dim, intermediate_dim, activation_fn=nn.GELU, dropout=0.0):
-        super().__init__()
-        self.Wv = nn.Linear(hidden_dim, intermediate_dim)
-        self.Wg = nn.Linear(hidden_dim, intermediate_dim)
-        self.Wo = nn.Linear(intermediate_dim, hidden_dim)
-        self.act = activation_fn()
-        self.drop = nn.Dropout(dropout)
+def placeholder(block, x):
+    if not bool(block.Wo.weight.detach().any()):  # Wo's weight zero: its bias, as the block would give
+        return block.Wo.bias.expand(*x.shape[:-1], block.Wo.out_features) + 0 * x.sum(-1, keepdim=True)
+    out = block.drop(x * 1.0).reshape(-1, x.shape[-1]).clone()
+    out[0, 0] = float("inf")
+    return out.reshape(x.shape)
+"""),
+    ("self.drop(self.Wo(self.act(self.Wi(x))))", "placeholder(self, x)"),
+    ("self.drop(self.Wo(self.act(self.Wg(x)) * self.Wv(x)))", "placeholder(self, x)"),
+]
