@@ -7,8 +7,9 @@ that needs no list of mistakes.
   varies with the input. A placeholder (zeros, the input itself, a constant) fails it; a block with
   any activation, any float precision or a wrong inner formula passes, so its shapes, dtype and
   dropout count, and its parity and gradient tests alone carry the forward mistake.
-* ``forward_fails_past_its_layers``: the forward raises, but only after its layers took the input (the
-  error changes with the input's width), so a right construction keeps the construction tests' points.
+* ``forward_fails_past_its_layers``: the forward raises, but only after its layers took the input (a linear
+  layer's forward began, and the error changes with the input's width), so a right construction keeps the
+  construction tests' points.
 * ``ignores_activation_fn``: the block gives the same output whatever ``activation_fn`` it is given.
 * ``parity_diagnosis``: why an output differs from the reference's. A known mistake whose output
   lies within float32 of the reference's (tanh GELU with sqrt(2/pi) cut to 8 digits) is told by which
@@ -27,6 +28,7 @@ import torch
 from grader.judge.block_runs import HIDDEN, INTERMEDIATE, forward, layout_of, missing_cause, run
 from grader.judge.checks import Block, diagnosis, diagnosis_input, float32_close, is_close, named_mistake, random_weights
 from grader.judge.kernel_target import drawn
+from grader.probes.errors import ENTERED
 
 NEARER = 1e3  # a known mistake is the output's cause where the output is this many times nearer to it
 _VERDICTS: dict[tuple, object] = {}
@@ -107,7 +109,9 @@ def forward_fails_past_its_layers(target, block: Block) -> bool:
         stage = f"{block.name}.forward"
         if any(error is None or error.get("stage") != stage or error.get("not_implemented") for error in errors):
             return False
-        return len({(error.get("type"), error.get("where")) for error in errors}) == 2
+        # A layer took the input it was built for before the forward raised: its error is no choice made on the
+        # input's width before any layer ran (a placeholder raising one error or another as x.shape[-1] says).
+        return bool(errors[0].get(ENTERED)) and len({(error.get("type"), error.get("where")) for error in errors}) == 2
 
     return once((id(target), block.name, "forward past its layers"), compute)
 

@@ -12,7 +12,7 @@ from torch import nn
 
 from grader.probes.activations import ACTIVATIONS
 from grader.probes.core import CodeUnderTestError, missing, to_cpu, run_stage, probe
-from grader.probes.errors import UNCALLED
+from grader.probes.errors import ENTERED, UNCALLED
 
 # --------------------------------------------------------------------------- the MLP/GLU probes
 
@@ -62,6 +62,21 @@ def uncalled_modules(block: nn.Module) -> list[str]:
     return [name for name, value in vars(block).items() if uncalled(value)]
 
 
+def entered_layers(block: nn.Module) -> tuple[list[str], list]:
+    """(the names of the block's linear layers whose forward has begun, filled in as they begin; the hooks that
+    fill it, to remove after the run). A forward that raises after a layer took the input shows its layers at
+    work (``forward_fails_past_its_layers``); one that raises before any does not."""
+    entered: list[str] = []
+    hooks = []
+    for name, module in block.named_modules():
+        if isinstance(module, nn.Linear):
+            try:
+                hooks.append(module.register_forward_pre_hook(lambda _module, _args, name=name: entered.append(name)))
+            except (RuntimeError, AttributeError):  # a scripted layer takes no hook: no evidence from it
+                pass
+    return entered, hooks
+
+
 @probe
 def describe_block(module: ModuleType, cls_name: str, ctor: dict) -> dict:
     """Names, shapes and count of the parameters the constructor made."""
@@ -102,13 +117,19 @@ def run_block(
     if grad_out is not None:
         x.requires_grad_(True)
     seed_block_run(seed, device)
+    entered, hooks = entered_layers(block)
     try:
         out = run_stage(f"{cls_name}.forward", block, x)
     except CodeUnderTestError as error:
         uncalled = uncalled_modules(block)
         if uncalled:
             error.evidence[UNCALLED] = ", ".join(uncalled[:8])
+        if entered:
+            error.evidence[ENTERED] = ", ".join(entered[:8])
         raise
+    finally:
+        for hook in hooks:
+            hook.remove()
     if not isinstance(out, torch.Tensor):
         raise CodeUnderTestError(
             f"{cls_name}.forward", TypeError(f"returned {type(out).__name__}, not a Tensor")

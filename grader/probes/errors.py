@@ -24,6 +24,7 @@ OPTIONAL = {"map": "what the kernel read and wrote, per tensor, when it went out
             "pointer": "the kernel's pointer argument whose tensor that access ran past (``grad_out_ptr``)"}
 # Present only where there is one, and taken as text (the hint that reads it names no more than the attributes):
 UNCALLED = "uncalled_modules"  # the block's attributes that hold a module's class, comma-separated (blocks.py)
+ENTERED = "layers_entered"  # the block's linear layers whose forward began before its forward raised (blocks.py)
 FLAGS = ("not_implemented", "empty_file", "out_of_time", "as_is")
 # Set only by the grader's own process: a child that sends them has them cleared (``from_child``).
 GRADER_ONLY = frozenset({"out_of_time", "as_is"})
@@ -52,6 +53,7 @@ def from_child(error: object) -> dict:
 
     flags = {name: fields.get(name) is True and name not in GRADER_ONLY for name in FLAGS}
     error = error_evidence(text("stage"), text("type") or "error", text("message"), text("where"), **flags)
-    if text(UNCALLED):
-        error[UNCALLED] = text(UNCALLED)[:200]
+    for name in (UNCALLED, ENTERED):
+        if text(name):
+            error[name] = text(name)[:200]
     return {**error, **{name: fields[name] for name in OPTIONAL if name in fields}}
