@@ -89,8 +89,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """The kernel maps' pictures of the tests about to run are an earlier run's: removed, so that after
-    this run each has one exactly when it failed (grader/kernels/pictures.py)."""
-    clear_pictures(item.nodeid for item in session.items)
+    this run each has one exactly when it failed (grader/kernels/pictures.py). A collection alone runs none of
+    them: it leaves every picture as it is (it once removed one that a run beside it had just saved)."""
+    if not session.config.option.collectonly:
+        clear_pictures(item.nodeid for item in session.items)
 
 
 @pytest.hookimpl(hookwrapper=True)
