@@ -39,6 +39,11 @@ class Generated:
     def end(self) -> str:
         return f"<!-- {self.name}: end -->"
 
+    @property
+    def missing(self) -> str:
+        """What ``shown`` found no trace of, where it returns None."""
+        return f"the markers {self.start} and {self.end} are not both there"
+
     def shown(self) -> str | None:
         """What the document holds between the markers now; None where they are not both there."""
         text = self.doc.read_text()
@@ -50,7 +55,7 @@ class Generated:
         """Write ``make()`` between the markers; True when that changed the document."""
         text = self.doc.read_text()
         if self.shown() is None:
-            raise GraderFailure(f"{display_path(self.doc)}: the markers {self.start} and {self.end} are not both there")
+            raise GraderFailure(f"{display_path(self.doc)}: {self.missing}")
         head, rest = text.split(self.start, 1)
         new = f"{head}{self.start}\n{self.make()}\n{self.end}{rest.split(self.end, 1)[1]}"
         self.doc.write_text(new)
@@ -123,6 +128,7 @@ class PointsColumn:
 
     doc: Path
     name: str = "points"
+    missing: str = "no table of tests with a points column (| `test_...` | 2 | ... |)"
 
     def rows(self) -> list[tuple[int, re.Match]]:
         return [(n, row) for n, line in enumerate(self.doc.read_text().splitlines(), 1) if (row := POINTS_ROW.match(line))]
@@ -152,11 +158,14 @@ class PointsColumn:
                                  else ", ".join(f"{TASK_TITLES[task]} {shown(value)}" for task, value in worth.items()))
         return cells
 
-    def shown(self) -> str:
-        return "\n".join(f"{number}: {row['points']}" for number, row in self.rows())
+    def shown(self) -> str | None:
+        """Each row's points cell as the document has it, a line each (``docs/exercises.md:54: 2``); None where
+        the document has no such row, so that a check of it cannot pass on nothing."""
+        rows = self.rows()
+        return "\n".join(f"{display_path(self.doc)}:{number}: {row['points']}" for number, row in rows) if rows else None
 
     def make(self) -> str:
-        return "\n".join(f"{number}: {cell}" for number, cell in self.cells().items())
+        return "\n".join(f"{display_path(self.doc)}:{number}: {cell}" for number, cell in self.cells().items())
 
     def write(self) -> bool:
         cells, lines = self.cells(), self.doc.read_text().splitlines(keepends=True)

@@ -76,10 +76,11 @@ class Group:
         return [sub for sub in found.submissions if sub.name in chosen], missing
 
     def report(self, found: Intake, missing: list[str],
-               every: list[Submission] = ()) -> tuple[list[tuple[str, str]], list[str]]:
+               every: list[Submission]) -> tuple[list[tuple[str, str]], list[str]]:
         """(the skipped entries a batch of the group lists, the listed students with no hand-in at all).
         The entries kept: a listed student's hand-in that cannot be graded, and the entries that are no
-        student's; then a line per listed student with no hand-in."""
+        student's; then a line per listed student with no hand-in. ``every``: the batch's hand-ins before the
+        group was chosen, for the hint of a line that names one in another form (``near``)."""
         wanted = {key(text) for _, text in self.lines}
         kept = []
         for entry, reason in found.skipped:

@@ -31,7 +31,7 @@ from instructor import cli as instructor_cli
 from instructor.batch_reports import columns
 from instructor.batch_reports import ITEM_COLUMNS
 from instructor import exports
-from instructor.doc_tables import GENERATED, PointsColumn
+from instructor.doc_tables import GENERATED
 from instructor.exports import PLATFORMS
 from selfcheck.harness import start_preloaded
 from selfcheck.doc_commands import PIP_OWN, exists, literal_options, option_strings, parses, problems
@@ -251,24 +251,13 @@ def test_test_counts_quoted_are_the_suites(collected):
     assert not wrong, "\n".join(wrong)
 
 
-def test_the_points_tables_are_the_tests_markers():
-    """docs/exercises.md's tables of tests and points: each row's points are each named test's marker, for every
-    task whose suites hold the test (test_mlp.py's tests grade MLP and GLU, each with its own marker value). The
-    column is written from the markers (``python -m instructor --doc-tables``): a reweight is the marker's edit."""
-    column = next(part for part in GENERATED if isinstance(part, PointsColumn))
-    cells = column.cells()
-    assert len(cells) > 30, f"{len(cells)} rows of points found in docs/exercises.md"
-    wrong = [f"docs/exercises.md:{number}: says {row['points']}; the tests' markers give {cells[number]}"
-             for number, row in column.rows() if row["points"] != cells[number]]
-    assert not wrong, "python -m instructor --doc-tables writes them from the markers:\n" + "\n".join(wrong)
-
-
 @pytest.mark.parametrize("part", GENERATED, ids=lambda part: part.name)
 def test_each_generated_table_is_what_the_code_gives(part):
-    """The tables written from the code (the tasks with their full marks, the worst cases): as the code gives
-    them now, so a task added or reweighted, or a limit changed, shows in the documents."""
+    """The tables written from the code (the tasks with their full marks, the worst cases, the points column of the
+    tables of tests, for every task a shared test grades): as the code gives them now, so a task added or
+    reweighted, or a limit changed, shows in the documents."""
     shown = part.shown()
-    assert shown is not None, f"{part.doc.relative_to(REPO)}: the markers {part.start} and {part.end}"
+    assert shown is not None, f"{part.doc.relative_to(REPO)}: {part.missing}"
     assert shown == part.make(), (f"{part.doc.relative_to(REPO)}'s table of {part.name} is not what the code gives:"
                                   " python -m instructor --doc-tables")
 

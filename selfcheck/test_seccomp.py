@@ -32,12 +32,12 @@ def run_filter(program: bytes, arch: int, nr: int) -> int:
             return k
 
 
-@pytest.mark.parametrize("machine", sorted(seccomp.KEYRING_CALLS))
+@pytest.mark.parametrize("machine", sorted(seccomp.FILTERED))
 def test_the_keyring_filter_refuses_the_keyring_calls_on_every_abi(machine):
     """The filter's jumps, on each machine it knows: the three keyring calls refused, the x32 ABI's and a foreign
     architecture's calls refused (the same calls under other numbers), any other call allowed; on a machine it
     does not know there is no filter, and the child still runs."""
-    arch, calls = seccomp.KEYRING_CALLS[machine]
+    arch, calls = seccomp.FILTERED[machine]
     program = seccomp.keyring_filter(machine)
     refused, allowed = 0x00050000 | errno.ENOSYS, 0x7FFF0000
     assert [run_filter(program, arch, nr) for nr in calls] == [refused] * len(calls)

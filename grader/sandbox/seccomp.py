@@ -23,7 +23,7 @@ from grader.probes import child
 
 # The audit architecture and the keyring calls' numbers (child.py's), for each machine the filter knows.
 AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
-KEYRING_CALLS = {machine: (arch, child.KEYRING_CALLS[machine]) for machine, arch in AUDIT_ARCH.items()}
+FILTERED = {machine: (arch, child.KEYRING_CALLS[machine]) for machine, arch in AUDIT_ARCH.items()}
 X32_BIT = 0x40000000  # x86_64's x32 ABI: the same calls with this bit set
 
 _LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06  # BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, ...
@@ -37,7 +37,7 @@ def _op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
 
 def keyring_filter(machine: str | None = None) -> bytes | None:
     """The compiled filter for ``machine`` (default: this one); None where the filter does not know it."""
-    known = KEYRING_CALLS.get(machine or platform.machine())
+    known = FILTERED.get(machine or platform.machine())
     if known is None:
         return None
     arch, calls = known
